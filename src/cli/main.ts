@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { CliError, EXIT } from './errors.js';
+import { registerCommands } from './commands/index.js';
+
+const program = new Command('convoduck')
+  .description(
+    'Export every conversation of an Agent Management API space into DuckDB and turn it into SQL reports.',
+  )
+  .version(process.env.npm_package_version ?? '0.1.0')
+  .showSuggestionAfterError()
+  .configureOutput({ outputError: (text, write) => write(text.replace(/\n+$/, '') + '\n') })
+  .exitOverride();
+
+registerCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  process.exitCode = exitCodeFor(err);
+}
+
+function exitCodeFor(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // --help and --version arrive here as "errors" with exit code 0.
+    return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (err instanceof CliError) {
+    process.stderr.write(`convoduck: ${err.message}\n`);
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`convoduck: unexpected error: ${message.split('\n')[0]}\n`);
+  if (process.env.CONVODUCK_DEBUG) console.error(err);
+  return EXIT.failed;
+}
