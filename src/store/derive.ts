@@ -1,0 +1,99 @@
+// Derives the public conversation tables from the raw API bodies, entirely inside DuckDB
+// (JSON unnesting is DuckDB's job, not ours). The same SQL serves a batch during `sync`
+// and the whole database during `rebuild`, so the two can never disagree.
+
+import type { Database } from './database.js';
+
+/** Which conversations to derive: the ids in the temp table `_batch_ids`, or all of them. */
+export type Scope = 'batch' | 'all';
+
+const TRANSCRIPT_SHAPE = JSON.stringify([{ at: 'VARCHAR', speaker: 'VARCHAR', text: 'VARCHAR', node_key: 'VARCHAR' }]);
+const TOOL_CALL_SHAPE = JSON.stringify([
+  {
+    at: 'VARCHAR',
+    tool_id: 'VARCHAR',
+    slug: 'VARCHAR',
+    node_key: 'VARCHAR',
+    status: 'VARCHAR',
+    input_redacted: 'JSON',
+    output_redacted: 'JSON',
+  },
+]);
+const NODE_PATH_SHAPE = JSON.stringify([{ at: 'VARCHAR', node_key: 'VARCHAR' }]);
+
+function inScope(scope: Scope, column: string): string {
+  return scope === 'all' ? 'true' : `${column} IN (SELECT id FROM _batch_ids)`;
+}
+
+/** Details that are usable: valid bodies only (an invalid one is kept raw, never derived). */
+function usableDetails(scope: Scope): string {
+  return `SELECT id, body FROM raw_conversations WHERE invalid_reason IS NULL AND ${inScope(scope, 'id')}`;
+}
+
+function childRows(scope: Scope, field: string, shape: string): string {
+  return `
+    SELECT id AS conversation_id, generate_subscripts(items, 1) - 1 AS seq, unnest(items, recursive := true)
+    FROM (
+      SELECT id, from_json(json_extract(body, '$.data.${field}'), '${shape}') AS items
+      FROM (${usableDetails(scope)})
+    )`;
+}
+
+export async function deriveConversations(db: Database, scope: Scope): Promise<void> {
+  const target = (column: string) => (scope === 'all' ? '' : `WHERE ${inScope(scope, column)}`);
+  for (const table of ['transcript_turns', 'tool_calls', 'node_visits']) {
+    await db.run(`DELETE FROM ${table} ${target('conversation_id')}`);
+  }
+  await db.run(`DELETE FROM conversations ${target('id')}`);
+
+  // The newer of the list entry and the detail wins: a conversation that finished since its
+  // detail was fetched shows its final state even before the detail is fetched again.
+  await db.run(`
+    INSERT INTO conversations
+    SELECT
+      id, space,
+      rec->>'$.agent_id', rec->>'$.channel', rec->>'$.direction', rec->>'$.session_ref', rec->>'$.page_url',
+      try_cast(rec->>'$.started_at' AS TIMESTAMPTZ),
+      try_cast(rec->>'$.ended_at' AS TIMESTAMPTZ),
+      try_cast(rec->>'$.duration_sec' AS INTEGER),
+      try_cast(rec->>'$.message_count' AS INTEGER),
+      rec->>'$.outcome',
+      rec->>'$.summary',
+      (rec->>'$.ended_at') IS NOT NULL AND (rec->>'$.outcome') IS NOT NULL,
+      listed_at,
+      detail_fetched_at
+    FROM (
+      SELECT
+        coalesce(l.id, d.id) AS id,
+        coalesce(d.space, l.space) AS space,
+        CASE WHEN d.id IS NOT NULL AND (l.id IS NULL OR d.fetched_at >= l.listed_at)
+             THEN json_extract(d.body, '$.data') ELSE l.body END AS rec,
+        l.listed_at,
+        d.fetched_at AS detail_fetched_at
+      FROM (SELECT * FROM raw_listed_conversations WHERE ${inScope(scope, 'id')}) l
+      FULL OUTER JOIN (
+        SELECT id, space, fetched_at, body FROM raw_conversations
+        WHERE invalid_reason IS NULL AND ${inScope(scope, 'id')}
+      ) d USING (id)
+    )`);
+
+  await db.run(`
+    INSERT INTO transcript_turns
+    SELECT conversation_id, seq, try_cast("at" AS TIMESTAMPTZ), speaker, text, node_key
+    FROM (${childRows(scope, 'transcript', TRANSCRIPT_SHAPE)})`);
+  await db.run(`
+    INSERT INTO tool_calls
+    SELECT conversation_id, seq, try_cast("at" AS TIMESTAMPTZ), tool_id, slug, node_key, status, input_redacted, output_redacted
+    FROM (${childRows(scope, 'tool_calls', TOOL_CALL_SHAPE)})`);
+  await db.run(`
+    INSERT INTO node_visits
+    SELECT conversation_id, seq, try_cast("at" AS TIMESTAMPTZ), node_key
+    FROM (${childRows(scope, 'node_path', NODE_PATH_SHAPE)})`);
+}
+
+/** Re-derives every public conversation table from the raw bodies, in one transaction. */
+export async function rebuild(db: Database): Promise<void> {
+  await db.transaction(async () => {
+    await deriveConversations(db, 'all');
+  });
+}

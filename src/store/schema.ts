@@ -1,0 +1,152 @@
+// The DuckDB schema. Public tables (documented in the README) are stable: columns may be
+// added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
+// is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
+
+export const SCHEMA_VERSION = 1;
+
+/** Tables users query; `export` writes these. */
+export const PUBLIC_TABLES = [
+  'conversations',
+  'transcript_turns',
+  'tool_calls',
+  'node_visits',
+  'agents',
+  'tools',
+  'sync_runs',
+  'sync_errors',
+] as const;
+
+/** Tables derived from the raw ones, rebuilt by `rebuild`. */
+export const DERIVED_CONVERSATION_TABLES = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits'] as const;
+
+export const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS convoduck_meta (
+  key VARCHAR PRIMARY KEY,
+  value VARCHAR
+);
+
+-- Each conversation as the list endpoint last returned it.
+CREATE TABLE IF NOT EXISTS raw_listed_conversations (
+  id VARCHAR PRIMARY KEY,
+  space VARCHAR NOT NULL,
+  listed_at TIMESTAMPTZ NOT NULL,
+  body JSON NOT NULL
+);
+
+-- Each detail response body exactly as received. invalid_reason is set when the body was valid
+-- JSON but not a usable conversation; such rows are kept and fetched again by the next run.
+CREATE TABLE IF NOT EXISTS raw_conversations (
+  id VARCHAR PRIMARY KEY,
+  space VARCHAR NOT NULL,
+  fetched_at TIMESTAMPTZ NOT NULL,
+  body JSON NOT NULL,
+  invalid_reason VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS conversations (
+  id VARCHAR PRIMARY KEY,
+  space VARCHAR,
+  agent_id VARCHAR,
+  channel VARCHAR,
+  direction VARCHAR,
+  session_ref VARCHAR,
+  page_url VARCHAR,
+  started_at TIMESTAMPTZ,
+  ended_at TIMESTAMPTZ,
+  duration_sec INTEGER,
+  message_count INTEGER,
+  outcome VARCHAR,
+  summary VARCHAR,
+  is_final BOOLEAN,
+  listed_at TIMESTAMPTZ,
+  detail_fetched_at TIMESTAMPTZ
+);
+
+CREATE TABLE IF NOT EXISTS transcript_turns (
+  conversation_id VARCHAR NOT NULL,
+  seq INTEGER NOT NULL,
+  spoken_at TIMESTAMPTZ,
+  speaker VARCHAR,
+  text VARCHAR,
+  node_key VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS tool_calls (
+  conversation_id VARCHAR NOT NULL,
+  seq INTEGER NOT NULL,
+  called_at TIMESTAMPTZ,
+  tool_id VARCHAR,
+  slug VARCHAR,
+  node_key VARCHAR,
+  status VARCHAR,
+  input_redacted JSON,
+  output_redacted JSON
+);
+
+CREATE TABLE IF NOT EXISTS node_visits (
+  conversation_id VARCHAR NOT NULL,
+  seq INTEGER NOT NULL,
+  entered_at TIMESTAMPTZ,
+  node_key VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS agents (
+  id VARCHAR PRIMARY KEY,
+  space VARCHAR,
+  name VARCHAR,
+  description VARCHAR,
+  status VARCHAR,
+  language VARCHAR,
+  model VARCHAR,
+  voice_id VARCHAR,
+  tool_ids JSON,
+  sync_status VARCHAR,
+  created_at TIMESTAMPTZ,
+  updated_at TIMESTAMPTZ,
+  fetched_at TIMESTAMPTZ NOT NULL,
+  body JSON NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS tools (
+  id VARCHAR PRIMARY KEY,
+  space VARCHAR,
+  slug VARCHAR,
+  name VARCHAR,
+  description VARCHAR,
+  connection_id VARCHAR,
+  usage_count INTEGER,
+  sync_status VARCHAR,
+  created_at TIMESTAMPTZ,
+  updated_at TIMESTAMPTZ,
+  fetched_at TIMESTAMPTZ NOT NULL,
+  body JSON NOT NULL
+);
+
+CREATE SEQUENCE IF NOT EXISTS sync_run_ids START 1;
+
+CREATE TABLE IF NOT EXISTS sync_runs (
+  run_id INTEGER PRIMARY KEY,
+  started_at TIMESTAMPTZ NOT NULL,
+  ended_at TIMESTAMPTZ,
+  status VARCHAR NOT NULL,
+  space VARCHAR,
+  window_from TIMESTAMPTZ,
+  window_to TIMESTAMPTZ,
+  requests INTEGER DEFAULT 0,
+  throttled INTEGER DEFAULT 0,
+  retries INTEGER DEFAULT 0,
+  conversations_listed INTEGER DEFAULT 0,
+  details_fetched INTEGER DEFAULT 0,
+  errors INTEGER DEFAULT 0,
+  message VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS sync_errors (
+  run_id INTEGER NOT NULL,
+  occurred_at TIMESTAMPTZ NOT NULL,
+  stage VARCHAR NOT NULL,
+  conversation_id VARCHAR,
+  http_status INTEGER,
+  message VARCHAR NOT NULL
+);
+`;

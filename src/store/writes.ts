@@ -1,0 +1,233 @@
+// Everything the crawler writes. Each function is one transaction, so a run killed at any
+// moment leaves the database at the end of a whole page or batch, never halfway through one.
+
+import type { Database } from './database.js';
+import { deriveConversations } from './derive.js';
+
+export interface ListedConversation {
+  id: string;
+  /** the list entry's JSON text */
+  body: string;
+}
+
+export interface FetchedDetail {
+  id: string;
+  fetchedAt: Date;
+  /** the response body's JSON text, exactly as received */
+  body: string;
+  /** set when the body is valid JSON but not a usable conversation */
+  invalidReason: string | null;
+}
+
+export interface DimensionRecord {
+  id: string;
+  body: string;
+}
+
+export interface SyncErrorRecord {
+  stage: string;
+  conversationId: string | null;
+  httpStatus: number | null;
+  message: string;
+  occurredAt: Date;
+}
+
+/** Loads rows of strings into a fresh temp table through DuckDB's appender (the fast path). */
+async function stage(db: Database, name: string, columns: string[], rows: (string | null)[][]): Promise<void> {
+  await db.run(`CREATE OR REPLACE TEMP TABLE ${name} (${columns.map((c) => `${c} VARCHAR`).join(', ')})`);
+  const appender = await db.connection.createAppender(name);
+  try {
+    for (const row of rows) {
+      for (const value of row) {
+        if (value === null) appender.appendNull();
+        else appender.appendVarchar(value);
+      }
+      appender.endRow();
+    }
+  } finally {
+    appender.closeSync();
+  }
+}
+
+async function stageBatchIds(db: Database, ids: string[]): Promise<void> {
+  await stage(
+    db,
+    '_batch_ids',
+    ['id'],
+    ids.map((id) => [id]),
+  );
+}
+
+export async function saveListPage(
+  db: Database,
+  space: string,
+  listedAt: Date,
+  entries: ListedConversation[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  await stage(
+    db,
+    '_listed',
+    ['id', 'body'],
+    entries.map((e) => [e.id, e.body]),
+  );
+  await stageBatchIds(db, entries.map((e) => e.id));
+  await db.transaction(async () => {
+    await db.run(
+      `INSERT OR REPLACE INTO raw_listed_conversations
+       SELECT DISTINCT ON (id) id, ?, ?::TIMESTAMPTZ, body::JSON FROM _listed`,
+      [space, listedAt.toISOString()],
+    );
+    await deriveConversations(db, 'batch');
+  });
+}
+
+export async function saveDetails(
+  db: Database,
+  space: string,
+  details: FetchedDetail[],
+  errors: SyncErrorRecord[],
+  runId: number,
+  counters: RunCounters,
+): Promise<void> {
+  await stage(
+    db,
+    '_details',
+    ['id', 'fetched_at', 'body', 'invalid_reason'],
+    details.map((d) => [d.id, d.fetchedAt.toISOString(), d.body, d.invalidReason]),
+  );
+  await stageBatchIds(db, details.map((d) => d.id));
+  await db.transaction(async () => {
+    if (details.length > 0) {
+      await db.run(
+        `INSERT OR REPLACE INTO raw_conversations
+         SELECT DISTINCT ON (id) id, ?, fetched_at::TIMESTAMPTZ, body::JSON, invalid_reason FROM _details`,
+        [space],
+      );
+      await deriveConversations(db, 'batch');
+    }
+    await insertErrors(db, runId, errors);
+    await updateRun(db, runId, counters);
+  });
+}
+
+async function insertErrors(db: Database, runId: number, errors: SyncErrorRecord[]): Promise<void> {
+  if (errors.length === 0) return;
+  await stage(
+    db,
+    '_errors',
+    ['occurred_at', 'stage', 'conversation_id', 'http_status', 'message'],
+    errors.map((e) => [
+      e.occurredAt.toISOString(),
+      e.stage,
+      e.conversationId,
+      e.httpStatus === null ? null : String(e.httpStatus),
+      e.message,
+    ]),
+  );
+  await db.run(
+    `INSERT INTO sync_errors
+     SELECT ?, occurred_at::TIMESTAMPTZ, stage, conversation_id, http_status::INTEGER, message FROM _errors`,
+    [runId],
+  );
+}
+
+export async function recordErrors(db: Database, runId: number, errors: SyncErrorRecord[]): Promise<void> {
+  await db.transaction(() => insertErrors(db, runId, errors));
+}
+
+/** Replaces the agents and tools tables' rows for the records just listed. */
+export async function saveDimensions(
+  db: Database,
+  space: string,
+  fetchedAt: Date,
+  agents: DimensionRecord[],
+  tools: DimensionRecord[],
+): Promise<void> {
+  await stage(db, '_agents', ['body'], agents.map((a) => [a.body]));
+  await stage(db, '_tools', ['body'], tools.map((t) => [t.body]));
+  const at = fetchedAt.toISOString();
+  await db.transaction(async () => {
+    await db.run(
+      `INSERT OR REPLACE INTO agents
+       SELECT DISTINCT ON (b->>'$.id')
+         b->>'$.id', coalesce(b->>'$.space', ?), b->>'$.name', b->>'$.description', b->>'$.status',
+         b->>'$.language', b->>'$.model', b->>'$.voice_id', json_extract(b, '$.tool_ids'), b->>'$.sync_status',
+         try_cast(b->>'$.created_at' AS TIMESTAMPTZ), try_cast(b->>'$.updated_at' AS TIMESTAMPTZ),
+         ?::TIMESTAMPTZ, b
+       FROM (SELECT body::JSON AS b FROM _agents)`,
+      [space, at],
+    );
+    await db.run(
+      `INSERT OR REPLACE INTO tools
+       SELECT DISTINCT ON (b->>'$.id')
+         b->>'$.id', ?, b->>'$.slug', b->>'$.name', b->>'$.description', b->>'$.connection_id',
+         try_cast(b->>'$.usage_count' AS INTEGER), b->>'$.sync_status',
+         try_cast(b->>'$.created_at' AS TIMESTAMPTZ), try_cast(b->>'$.updated_at' AS TIMESTAMPTZ),
+         ?::TIMESTAMPTZ, b
+       FROM (SELECT body::JSON AS b FROM _tools)`,
+      [space, at],
+    );
+  });
+}
+
+export interface RunCounters {
+  requests: number;
+  throttled: number;
+  retries: number;
+  conversationsListed: number;
+  detailsFetched: number;
+  errors: number;
+}
+
+export async function startRun(
+  db: Database,
+  startedAt: Date,
+  space: string,
+  windowFrom: Date | null,
+  windowTo: Date,
+): Promise<number> {
+  const row = await db.one<{ run_id: number }>(
+    `INSERT INTO sync_runs (run_id, started_at, status, space, window_from, window_to)
+     VALUES (nextval('sync_run_ids'), ?::TIMESTAMPTZ, 'running', ?, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ)
+     RETURNING run_id`,
+    [startedAt.toISOString(), space, windowFrom?.toISOString() ?? null, windowTo.toISOString()],
+  );
+  return Number(row!.run_id);
+}
+
+async function updateRun(db: Database, runId: number, c: RunCounters): Promise<void> {
+  await db.run(
+    `UPDATE sync_runs SET requests = ?, throttled = ?, retries = ?, conversations_listed = ?,
+       details_fetched = ?, errors = ? WHERE run_id = ?`,
+    [c.requests, c.throttled, c.retries, c.conversationsListed, c.detailsFetched, c.errors, runId],
+  );
+}
+
+export async function finishRun(
+  db: Database,
+  runId: number,
+  endedAt: Date,
+  status: 'ok' | 'errors' | 'failed' | 'interrupted',
+  counters: RunCounters,
+  message: string | null,
+): Promise<void> {
+  await db.transaction(async () => {
+    await updateRun(db, runId, counters);
+    await db.run(`UPDATE sync_runs SET ended_at = ?::TIMESTAMPTZ, status = ?, message = ? WHERE run_id = ?`, [
+      endedAt.toISOString(),
+      status,
+      message,
+      runId,
+    ]);
+  });
+}
+
+export async function getMeta(db: Database, key: string): Promise<string | null> {
+  const row = await db.one<{ value: string }>(`SELECT value FROM convoduck_meta WHERE key = ?`, [key]);
+  return row?.value ?? null;
+}
+
+export async function setMeta(db: Database, key: string, value: string): Promise<void> {
+  await db.run(`INSERT OR REPLACE INTO convoduck_meta VALUES (?, ?)`, [key, value]);
+}
