@@ -17,6 +17,8 @@ export class StoreError extends Error {
 
 export interface OpenOptions {
   readOnly?: boolean;
+  /** refuse to create a new file (commands that only make sense on an existing database) */
+  mustExist?: boolean;
   /** how long to wait for another process to release the file (ms) */
   lockTimeoutMs?: number;
 }
@@ -32,7 +34,7 @@ export class Database {
 
   static async open(path: string, options: OpenOptions = {}): Promise<Database> {
     const readOnly = options.readOnly ?? false;
-    if (readOnly && !existsSync(path)) {
+    if ((readOnly || options.mustExist) && !existsSync(path)) {
       throw new StoreError(`database ${path} does not exist: run \`convoduck sync\` first or pass --db`);
     }
     if (existsSync(path)) assertDuckDbFile(path);

@@ -1,0 +1,57 @@
+// Serialises the crawl's writes. The file is opened only while there is something to write,
+// then closed, so `query` and `report` can read between batches; jobs that queue up while a
+// write runs share the next opening.
+
+import { Database } from '../store/database.js';
+
+type Job = { work: (db: Database) => Promise<void>; done: (err?: unknown) => void };
+
+export class BatchWriter {
+  private queue: Job[] = [];
+  private draining: Promise<void> | null = null;
+
+  constructor(private readonly dbPath: string) {}
+
+  write(work: (db: Database) => Promise<void>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ work, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.draining ??= this.drain().finally(() => {
+        this.draining = null;
+      });
+    });
+  }
+
+  /** Resolves when every queued write has been committed (or has failed). */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const jobs = this.queue.splice(0);
+      let db: Database;
+      try {
+        db = await Database.open(this.dbPath);
+      } catch (err) {
+        for (const job of jobs) job.done(err);
+        continue;
+      }
+      try {
+        for (const job of jobs) {
+          try {
+            await job.work(db);
+            job.done();
+          } catch (err) {
+            job.done(err);
+          }
+        }
+      } finally {
+        db.close();
+      }
+    }
+  }
+}
