@@ -6,7 +6,7 @@ import pLimit from 'p-limit';
 import { ApiClient, AuthError, NotFoundError, ApiError } from '../api/client.js';
 import type { ConversationSummary, ListResponse } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
-import { getWatermark, pendingDetailIds, setWatermark } from '../store/state.js';
+import { countMissingDetails, getWatermark, pendingDetailIds, setWatermark } from '../store/state.js';
 import {
   finishRun,
   recordErrors,
@@ -76,6 +76,7 @@ export interface SyncSummary {
   retries: number;
   conversationsListed: number;
   detailsFetched: number;
+  /** listed conversations still without a usable detail (the next run fetches them) */
   detailsPending: number;
   errors: number;
   seconds: number;
@@ -210,7 +211,7 @@ class SyncRun {
   }
 
   private async countPending(): Promise<number> {
-    return Database.with(this.options.dbPath, async (db) => (await pendingDetailIds(db)).length);
+    return Database.with(this.options.dbPath, countMissingDetails);
   }
 
   private setPhase(phase: SyncPhase): void {

@@ -1,7 +1,6 @@
 // The crawl's load state, read from the database itself (as dlt does): what still needs a
 // detail, and how far listing got. Nothing about progress lives outside the DuckDB file.
 
-import { listValue } from '@duckdb/node-api';
 import type { Database } from './database.js';
 import { getMeta, setMeta } from './writes.js';
 
@@ -21,9 +20,9 @@ export async function pendingDetailIds(db: Database, firstOutcomes: string[] = [
         OR d.invalid_reason IS NOT NULL
         OR (d.body->>'$.data.ended_at') IS NULL
         OR (d.body->>'$.data.outcome') IS NULL
-     ORDER BY coalesce(list_contains(?::VARCHAR[], l.body->>'$.outcome'), false) DESC,
+     ORDER BY coalesce(list_contains(string_split(?, ','), l.body->>'$.outcome'), false) DESC,
               try_cast(l.body->>'$.started_at' AS TIMESTAMPTZ) DESC, l.id`,
-    [listValue(firstOutcomes)],
+    [firstOutcomes.join(',')],
   );
   return rows.map((r) => r.id);
 }
@@ -36,4 +35,14 @@ export async function getWatermark(db: Database): Promise<Date | null> {
 
 export async function setWatermark(db: Database, to: Date): Promise<void> {
   await setMeta(db, WATERMARK_KEY, to.toISOString());
+}
+
+/** Listed conversations with no usable detail stored (never fetched, or fetch failed). */
+export async function countMissingDetails(db: Database): Promise<number> {
+  const row = await db.one<{ n: number }>(
+    `SELECT count(*)::INTEGER AS n
+     FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
+     WHERE d.id IS NULL OR d.invalid_reason IS NOT NULL`,
+  );
+  return row?.n ?? 0;
 }
