@@ -39,13 +39,9 @@ function childRows(scope: Scope, field: string, shape: string): string {
     )`;
 }
 
-export async function deriveConversations(db: Database, scope: Scope): Promise<void> {
-  const target = (column: string) => (scope === 'all' ? '' : `WHERE ${inScope(scope, column)}`);
-  for (const table of ['transcript_turns', 'tool_calls', 'node_visits']) {
-    await db.run(`DELETE FROM ${table} ${target('conversation_id')}`);
-  }
-  await db.run(`DELETE FROM conversations ${target('id')}`);
-
+/** Re-derives the `conversations` rows in scope from the raw list entries and details. */
+export async function deriveConversationRows(db: Database, scope: Scope): Promise<void> {
+  await db.run(`DELETE FROM conversations ${scope === 'all' ? '' : `WHERE ${inScope(scope, 'id')}`}`);
   // The newer of the list entry and the detail wins: a conversation that finished since its
   // detail was fetched shows its final state even before the detail is fetched again.
   await db.run(`
@@ -76,7 +72,18 @@ export async function deriveConversations(db: Database, scope: Scope): Promise<v
         WHERE invalid_reason IS NULL AND ${inScope(scope, 'id')}
       ) d USING (id)
     )`);
+}
 
+/**
+ * Re-derives transcript_turns, tool_calls and node_visits in scope. `replace` deletes the old
+ * rows first; a batch of first-time details skips that (the delete scans the whole table).
+ */
+export async function deriveChildRows(db: Database, scope: Scope, replace: boolean): Promise<void> {
+  if (replace) {
+    for (const table of ['transcript_turns', 'tool_calls', 'node_visits']) {
+      await db.run(`DELETE FROM ${table} ${scope === 'all' ? '' : `WHERE ${inScope(scope, 'conversation_id')}`}`);
+    }
+  }
   await db.run(`
     INSERT INTO transcript_turns
     SELECT conversation_id, seq, try_cast("at" AS TIMESTAMPTZ), speaker, text, node_key
@@ -94,6 +101,7 @@ export async function deriveConversations(db: Database, scope: Scope): Promise<v
 /** Re-derives every public conversation table from the raw bodies, in one transaction. */
 export async function rebuild(db: Database): Promise<void> {
   await db.transaction(async () => {
-    await deriveConversations(db, 'all');
+    await deriveConversationRows(db, 'all');
+    await deriveChildRows(db, 'all', true);
   });
 }

@@ -2,7 +2,7 @@
 // moment leaves the database at the end of a whole page or batch, never halfway through one.
 
 import type { Database } from './database.js';
-import { deriveConversations } from './derive.js';
+import { deriveChildRows, deriveConversationRows } from './derive.js';
 
 export interface ListedConversation {
   id: string;
@@ -78,7 +78,7 @@ export async function saveListPage(
        SELECT DISTINCT ON (id) id, ?, ?::TIMESTAMPTZ, body::JSON FROM _listed`,
       [space, listedAt.toISOString()],
     );
-    await deriveConversations(db, 'batch');
+    await deriveConversationRows(db, 'batch');
   });
 }
 
@@ -99,12 +99,16 @@ export async function saveDetails(
   await stageBatchIds(db, details.map((d) => d.id));
   await db.transaction(async () => {
     if (details.length > 0) {
+      const refetched = await db.one<{ n: number }>(
+        `SELECT count(*)::INTEGER AS n FROM raw_conversations WHERE id IN (SELECT id FROM _batch_ids)`,
+      );
       await db.run(
         `INSERT OR REPLACE INTO raw_conversations
          SELECT DISTINCT ON (id) id, ?, fetched_at::TIMESTAMPTZ, body::JSON, invalid_reason FROM _details`,
         [space],
       );
-      await deriveConversations(db, 'batch');
+      await deriveConversationRows(db, 'batch');
+      await deriveChildRows(db, 'batch', (refetched?.n ?? 0) > 0);
     }
     await insertErrors(db, runId, errors);
     await updateRun(db, runId, counters);

@@ -1,9 +1,19 @@
 import type { Command } from 'commander';
+import { registerExport } from './export.js';
+import { registerQuery } from './query.js';
 import { registerRebuild } from './rebuild.js';
+import { registerReport } from './report.js';
+import { registerSimulate } from './simulate.js';
+import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
 
 /** Each command lives in its own file and adds itself here. */
 export function registerCommands(program: Command): void {
   registerSync(program);
   registerRebuild(program);
+  registerQuery(program);
+  registerExport(program);
+  registerStatus(program);
+  registerReport(program);
+  registerSimulate(program);
 }

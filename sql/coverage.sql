@@ -1,0 +1,34 @@
+-- Title: Coverage: how complete the stored data is, per day
+--
+-- One row: one day (in --tz) with conversations. Read it before trusting the other reports:
+-- node, tool and transcript figures only cover conversations whose detail is stored.
+--
+-- Columns:
+--   day                    day the conversations started, in --tz
+--   conversations          conversations known (listed, or fetched directly)
+--   listed                 conversations the list endpoint returned
+--   details_stored         conversations with a stored detail of the ended conversation
+--   details_in_progress    detail stored, but fetched while the conversation was still running
+--                          (transcript may be incomplete; the next sync fetches it again)
+--   details_invalid        detail fetched but unusable (kept raw; the next sync fetches it again)
+--   details_missing        no detail fetched yet
+--   details_with_errors    conversations without a usable detail that have a sync error recorded
+--   detail_coverage        details_stored ÷ conversations
+--
+-- Parameters: --from, --to, --agent, --channel (filters); --tz (day boundaries).
+
+SELECT
+  started_local::DATE                                                 AS day,
+  count(*)                                                            AS conversations,
+  count(*) FILTER (WHERE listed_at IS NOT NULL)                       AS listed,
+  count(*) FILTER (WHERE detail_status = 'stored')                    AS details_stored,
+  count(*) FILTER (WHERE detail_status = 'in_progress')               AS details_in_progress,
+  count(*) FILTER (WHERE detail_status = 'invalid')                   AS details_invalid,
+  count(*) FILTER (WHERE detail_status = 'missing')                   AS details_missing,
+  count(*) FILTER (WHERE detail_status IN ('invalid', 'missing')
+                     AND id IN (SELECT conversation_id FROM sync_errors WHERE conversation_id IS NOT NULL))
+                                                                      AS details_with_errors,
+  ratio(count(*) FILTER (WHERE detail_status = 'stored'), count(*))  AS detail_coverage
+FROM filtered_conversations
+GROUP BY day
+ORDER BY day NULLS LAST

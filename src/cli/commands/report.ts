@@ -1,0 +1,97 @@
+// `convoduck report [NAME…]`: runs the SQL reports in sql/ and writes one file per report.
+
+import { Option, type Command } from 'commander';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { KNOWN_CHANNELS } from '../../api/types.js';
+import {
+  DEFAULT_EARLY_SECONDS,
+  DEFAULT_MIN_SAMPLE,
+  OUTPUT_FORMATS,
+  loadReports,
+  parseReportTime,
+  runReports,
+  type OutputFormat,
+} from '../../reports/index.js';
+import { StoreError } from '../../store/database.js';
+import { resolveDbPath } from '../config.js';
+import { CliError, EXIT } from '../errors.js';
+import { parseChoice, parsePositiveInt } from '../parse.js';
+
+interface ReportFlags {
+  list?: boolean;
+  out: string;
+  format: string;
+  db?: string;
+  from?: string;
+  to?: string;
+  agent?: string[];
+  channel?: string;
+  tz: string;
+  earlySeconds?: string;
+  minSample?: string;
+  raw?: boolean;
+  excel?: boolean;
+}
+
+export function registerReport(program: Command): void {
+  program
+    .command('report')
+    .description('Run the SQL reports (sql/*.sql) and write one file per report')
+    .argument('[name...]', 'reports to run (default: all; see --list)')
+    .option('--list', 'list the reports with their titles and exit')
+    .option('--out <dir>', 'folder for the files', 'reports')
+    .addOption(new Option('--format <format>', 'file format').choices(OUTPUT_FORMATS).default('csv'))
+    .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
+    .option('--from <time>', 'conversations started at or after: ISO date or date-time, 7d, 24h, yesterday… (a date is midnight in --tz)')
+    .option('--to <time>', 'conversations started before (exclusive); same forms as --from')
+    .option('--agent <id>', 'only this agent (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--channel <channel>', `only this channel: ${KNOWN_CHANNELS.join(' or ')}`)
+    .option('--tz <zone>', 'time zone of day, week and hour buckets (IANA name)', 'UTC')
+    .option('--early-seconds <n>', `early_hangups: a voice hang-up within this many seconds is early (default ${DEFAULT_EARLY_SECONDS})`)
+    .option('--min-sample <n>', `agent_leaderboard: flag agents with fewer conversations (default ${DEFAULT_MIN_SAMPLE})`)
+    .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
+    .option('--excel', 'CSV: add a UTF-8 byte-order mark and use CRLF line ends')
+    .action(async (names: string[], flags: ReportFlags) => {
+      if (flags.list) {
+        listReports();
+        return;
+      }
+      const now = new Date();
+      const format = parseChoice('--format', flags.format, OUTPUT_FORMATS) as OutputFormat;
+      const outDir = resolve(flags.out);
+      try {
+        await runReports({
+          dbPath: resolveDbPath(flags.db),
+          names,
+          outDir,
+          format,
+          raw: flags.raw ?? false,
+          excel: flags.excel ?? false,
+          filters: {
+            from: flags.from === undefined ? null : parseReportTime('--from', flags.from, now),
+            to: flags.to === undefined ? null : parseReportTime('--to', flags.to, now),
+            agents: flags.agent ?? [],
+            channel: flags.channel === undefined ? null : parseChoice('--channel', flags.channel, KNOWN_CHANNELS),
+            tz: flags.tz,
+            earlySeconds:
+              flags.earlySeconds === undefined ? undefined : parsePositiveInt('--early-seconds', flags.earlySeconds),
+            minSample: flags.minSample === undefined ? undefined : parsePositiveInt('--min-sample', flags.minSample),
+          },
+          onReport: (r) => {
+            const rel = relative(process.cwd(), r.path);
+            const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : r.path;
+            process.stderr.write(`${r.name}: ${r.rows} ${r.rows === 1 ? 'row' : 'rows'} → ${shown}\n`);
+          },
+        });
+      } catch (err) {
+        if (err instanceof StoreError) throw new CliError(err.message, EXIT.usage);
+        throw err;
+      }
+    });
+}
+
+function listReports(): void {
+  const reports = loadReports();
+  const width = Math.max(0, ...reports.map((r) => r.name.length));
+  for (const r of reports) process.stdout.write(`${r.name.padEnd(width)}  ${r.title}\n`);
+}

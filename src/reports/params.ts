@@ -1,0 +1,94 @@
+// The parameters a report can use, bound by name (`$from`, `$agents`, ...) and never pasted
+// into SQL. A report is bound only the parameters its SQL mentions (DuckDB says which).
+
+import {
+  INTEGER,
+  LIST,
+  TIMESTAMPTZ,
+  VARCHAR,
+  listValue,
+  timestampTZValue,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import { parseTimeArg } from '../cli/parse.js';
+
+/**
+ * A `--from`/`--to` bound. A calendar day (`2026-11-01`, `today`, `yesterday`) means midnight
+ * in the report's time zone (--tz), so day buckets start where the range starts; any other
+ * form (a date-time, `7d`, `24h`, `now`) is an exact instant.
+ */
+export type TimeBound =
+  | { instant: Date }
+  | { localDate: string }
+  | { localDaysAgo: number; now: Date };
+
+export interface ReportFilters {
+  /** inclusive */
+  from?: TimeBound | null;
+  /** exclusive */
+  to?: TimeBound | null;
+  /** agent ids; empty or absent means every agent */
+  agents?: readonly string[];
+  channel?: string | null;
+  /** IANA time zone for day, week and hour buckets; default UTC */
+  tz?: string;
+  /** early_hangups, agent_leaderboard: a voice hang-up within this many seconds is early (default 10) */
+  earlySeconds?: number;
+  /** agent_leaderboard: fewer conversations than this is flagged as a small sample (default 20) */
+  minSample?: number;
+}
+
+export const DEFAULT_EARLY_SECONDS = 10;
+export const DEFAULT_MIN_SAMPLE = 20;
+
+/** The filters after resolution: what is bound. */
+export interface ResolvedParams {
+  from: Date | null;
+  to: Date | null;
+  agents: string[] | null;
+  channel: string | null;
+  tz: string;
+  earlySeconds: number;
+  minSample: number;
+}
+
+/** Names a report may use as `$name`. */
+export const PARAM_NAMES = ['from', 'to', 'agents', 'channel', 'tz', 'early_seconds', 'min_sample'] as const;
+export type ParamName = (typeof PARAM_NAMES)[number];
+
+export function bindValues(p: ResolvedParams): Record<ParamName, DuckDBValue> {
+  return {
+    from: p.from ? timestampTZValue(BigInt(p.from.getTime()) * 1000n) : null,
+    to: p.to ? timestampTZValue(BigInt(p.to.getTime()) * 1000n) : null,
+    agents: p.agents ? listValue(p.agents) : null,
+    channel: p.channel,
+    tz: p.tz,
+    early_seconds: p.earlySeconds,
+    min_sample: p.minSample,
+  };
+}
+
+export const BIND_TYPES: Record<ParamName, DuckDBType> = {
+  from: TIMESTAMPTZ,
+  to: TIMESTAMPTZ,
+  agents: LIST(VARCHAR),
+  channel: VARCHAR,
+  tz: VARCHAR,
+  early_seconds: INTEGER,
+  min_sample: INTEGER,
+};
+
+/**
+ * Parses a `--from`/`--to` value: a bare date, `today` or `yesterday` is a day in --tz (resolved
+ * by the runner); everything else goes through parseTimeArg (and its error message).
+ */
+export function parseReportTime(flag: string, value: string, now: Date = new Date()): TimeBound {
+  const text = value.trim();
+  const lower = text.toLowerCase();
+  if (lower === 'today') return { localDaysAgo: 0, now };
+  if (lower === 'yesterday') return { localDaysAgo: 1, now };
+  const instant = parseTimeArg(flag, value, now); // validates every form
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return { localDate: text };
+  return { instant };
+}
