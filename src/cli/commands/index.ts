@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
 import { registerQuery } from './query.js';
 import { registerRebuild } from './rebuild.js';
@@ -16,4 +17,5 @@ export function registerCommands(program: Command): void {
   registerStatus(program);
   registerReport(program);
   registerSimulate(program);
+  registerDemo(program);
 }

@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import { mkdirSync, rmSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { sync } from '../../crawler/sync.js';
+import { runQuery } from '../../exports/query.js';
+import { runReports } from '../../reports/index.js';
+import { startSimulator } from '../../simulator/index.js';
+import { parsePositiveInt } from '../parse.js';
+import { formatDuration, progressPrinter } from '../progress.js';
+
+const DIGEST: { title: string; sql: (reports: string) => string }[] = [
+  {
+    title: 'Agents, best contained first (reports/agent_leaderboard.csv)',
+    sql: (dir) => `SELECT agent_name, conversations, completion_rate, transfer_rate, hang_up_rate,
+                          median_duration_sec, tool_failure_rate
+                   FROM read_csv('${dir}/agent_leaderboard.csv') LIMIT 8`,
+  },
+  {
+    title: 'Where callers are handed to a human (reports/transfer_nodes.csv)',
+    sql: (dir) => `SELECT agent_name, node_key, transfers, share, visit_transfer_rate
+                   FROM read_csv('${dir}/transfer_nodes.csv') ORDER BY transfers DESC LIMIT 6`,
+  },
+  {
+    title: 'Tools that fail (reports/tool_failures.csv)',
+    sql: (dir) => `SELECT slug, calls, failures, failure_rate, failures_by_status,
+                          completion_rate_with_failure, completion_rate_without_failure
+                   FROM read_csv('${dir}/tool_failures.csv') ORDER BY failures DESC LIMIT 6`,
+  },
+];
+
+export function registerDemo(program: Command): void {
+  program
+    .command('demo')
+    .summary('the whole job end to end against the built-in simulator (sync, every report, a digest)')
+    .description(
+      'Start the API simulator on a loopback port, sync its conversations into demo/convoduck.duckdb,\n' +
+        'write every report to reports/, and print a digest with queries to try. Nothing keeps\n' +
+        'running afterwards; the demo database is replaced on every run.',
+    )
+    .option('--conversations <n>', 'how many conversations the simulator holds', '3000')
+    .option('--seed <n>', 'simulator seed (same seed, same data)', '7')
+    .option('--dir <dir>', 'where the demo database goes', 'demo')
+    .option('--out <dir>', 'where the reports go', 'reports')
+    .addHelpText('after', '\nExamples:\n  npm run demo\n  convoduck demo --conversations 10000 --seed 3')
+    .action(async (flags: { conversations: string; seed: string; dir: string; out: string }) => {
+      const conversations = parsePositiveInt('--conversations', flags.conversations);
+      const seed = parsePositiveInt('--seed', flags.seed);
+      const started = Date.now();
+      const dbDir = resolve(flags.dir);
+      const dbPath = resolve(dbDir, 'convoduck.duckdb');
+      const outDir = resolve(flags.out);
+      mkdirSync(dbDir, { recursive: true, mode: 0o700 });
+      rmSync(dbPath, { force: true });
+      rmSync(`${dbPath}.wal`, { force: true });
+
+      // A raised limit: the real API's 60 requests a minute would make the demo take an hour.
+      const sim = await startSimulator({ seed, conversations, rateLimit: 100_000 });
+      const err = process.stderr;
+      try {
+        err.write(`simulator: ${conversations} conversations at ${sim.baseUrl} (seed ${seed})\n`);
+        const progress = progressPrinter();
+        const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, onProgress: progress.update });
+        progress.finish();
+        err.write(
+          `sync: ${summary.conversationsListed} conversations, ${summary.detailsFetched} details, ` +
+            `${summary.requests} requests in ${formatDuration(summary.seconds)} → ${relative(process.cwd(), dbPath)}\n`,
+        );
+        const reports = await runReports({ dbPath, outDir });
+        for (const r of reports) err.write(`report: ${relative(process.cwd(), r.path)} (${r.rows} rows)\n`);
+      } finally {
+        await sim.close();
+      }
+
+      const out = process.stdout;
+      for (const { title, sql } of DIGEST) {
+        out.write(`\n${title}\n`);
+        await runQuery(dbPath, sql(outDir.replaceAll("'", "''")), { format: 'table', out });
+      }
+      const db = relative(process.cwd(), dbPath);
+      out.write(
+        `\nDone in ${formatDuration((Date.now() - started) / 1000)}. Reports: ${relative(process.cwd(), outDir) || '.'}/*.csv. Try:\n` +
+          `  npx convoduck query --db ${db} "SELECT outcome, count(*) AS n FROM conversations GROUP BY ALL ORDER BY n DESC"\n` +
+          `  npx convoduck query --db ${db} "SELECT speaker, text FROM transcript_turns WHERE conversation_id = (SELECT id FROM conversations WHERE outcome = 'transferred' LIMIT 1) ORDER BY seq"\n` +
+          `  npx convoduck query --db ${db} --format json "SELECT slug, status, count(*) AS calls FROM tool_calls GROUP BY ALL ORDER BY calls DESC LIMIT 5"\n`,
+      );
+    });
+}
