@@ -1,0 +1,105 @@
+import type { Command } from 'commander';
+import {
+  EXPORT_FORMATS,
+  exportTables,
+  MANIFEST_FILE,
+  parseTableList,
+  PARTITION_KINDS,
+  partitionStart,
+  type TableExport,
+} from '../../exports/export.js';
+import { resolveDbPath } from '../config.js';
+import { UsageError } from '../errors.js';
+import { busyNotice } from '../../exports/read.js';
+import { parseChoice, parseDurationArg, parseTimeArg } from '../parse.js';
+
+interface ExportFlags {
+  db?: string;
+  out?: string;
+  format: string;
+  tables?: string;
+  partitionBy?: string;
+  since?: string;
+  json?: boolean;
+  wait: string;
+}
+
+export function registerExport(program: Command): void {
+  program
+    .command('export')
+    .summary('write the public tables as Parquet or CSV files (optionally Hive-partitioned)')
+    .description(
+      'Write every public table (conversations, transcript_turns, tool_calls, node_visits, agents, ' +
+        'tools, sync_runs, sync_errors) to OUT/<table>/, as Parquet (default) or CSV, for DuckDB, ' +
+        'Spark, Trino or BigQuery. --partition-by writes the conversation tables Hive-style by the ' +
+        'conversation’s start (OUT/tool_calls/day=2026-11-01/…). --since keeps only conversations ' +
+        'started since then (agents, tools and the sync tables are always whole); with --partition-by ' +
+        'it replaces just the partitions it writes, so a scheduled export stays complete and current. ' +
+        `The directory is created owner-only (0700, files 0600: transcripts are personal data); ` +
+        `${MANIFEST_FILE} in it records what was written.`,
+    )
+    .option('--out <dir>', 'directory to write (created if missing; must be empty or an earlier export)')
+    .option('--format <format>', `file format: ${EXPORT_FORMATS.join(', ')}`, 'parquet')
+    .option('--tables <list>', 'comma-separated tables to write (default: all public tables)')
+    .option('--partition-by <unit>', `partition the conversation tables by started_at: ${PARTITION_KINDS.join(', ')}`)
+    .option('--since <time>', 'only conversations started at or after this (ISO date/time, or 7d, 24h, yesterday)')
+    .option('--json', 'print a summary as JSON on stdout')
+    .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
+    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  convoduck export --out ./export                       # all tables, Parquet, one file each
+  convoduck export --out ./lake --partition-by day      # OUT/conversations/day=2026-11-01/data_0.parquet
+  convoduck export --out ./lake --partition-by day --since 2d   # nightly: refresh the last days only
+  convoduck export --out ./csv --format csv --tables conversations,tool_calls --since 2026-11-01
+
+Read it back:
+  duckdb -c "SELECT count(*) FROM read_parquet('export/conversations/*.parquet')"
+  duckdb -c "SELECT day, count(*) FROM read_parquet('lake/tool_calls/**/*.parquet', hive_partitioning = true) GROUP BY day"
+  spark.read.parquet("lake/conversations")     # day becomes a column
+
+Timestamps are UTC (Parquet: TIMESTAMP adjusted to UTC, microseconds; CSV: 2026-11-01T08:00:00.000000Z).
+JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JSON text.`,
+    )
+    .action(async (flags: ExportFlags) => {
+      if (!flags.out) throw new UsageError('--out DIR is required: the directory to write the files to');
+      const now = new Date();
+      const format = parseChoice('--format', flags.format, EXPORT_FORMATS);
+      const partitionBy = flags.partitionBy ? parseChoice('--partition-by', flags.partitionBy, PARTITION_KINDS) : null;
+      const tables = flags.tables !== undefined ? parseTableList(flags.tables) : undefined;
+      const since = flags.since ? parseTimeArg('--since', flags.since, now) : null;
+      const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+      if (since && partitionBy && partitionStart(since, partitionBy).getTime() !== since.getTime()) {
+        process.stderr.write(
+          `convoduck: --since rounded down to ${partitionStart(since, partitionBy).toISOString()} ` +
+            `so that every ${partitionBy} partition written is complete\n`,
+        );
+      }
+
+      const summary = await exportTables(resolveDbPath(flags.db), {
+        outDir: flags.out,
+        format,
+        tables,
+        partitionBy,
+        since,
+        lockTimeoutMs,
+        now: () => now,
+        onWait: () => process.stderr.write(busyNotice(flags.wait)),
+        onTable: (t) => process.stderr.write(describeTable(t) + '\n'),
+      });
+      process.stderr.write(`exported ${summary.tables.length} table(s) to ${summary.outDir}\n`);
+      if (flags.json) process.stdout.write(JSON.stringify(summary) + '\n');
+    });
+}
+
+function describeTable(t: TableExport): string {
+  const rows = `${t.rows} row${t.rows === 1 ? '' : 's'}`;
+  const where = t.partitionBy
+    ? `${t.path}/ (${t.files.length} file${t.files.length === 1 ? '' : 's'} by ${t.partitionBy}` +
+      (t.keptPartitions > 0 ? `, ${t.keptPartitions} earlier partition(s) kept` : '') +
+      ')'
+    : `${t.path}/${t.files[0]?.split('/').pop() ?? ''}`;
+  return `  ${t.table.padEnd(16)} ${rows.padStart(12)}${t.filtered ? ' (since)' : ''}  → ${where}`;
+}

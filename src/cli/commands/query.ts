@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { QUERY_FORMATS, type QueryFormat } from '../../exports/format.js';
+import { runQuery } from '../../exports/query.js';
+import { busyNotice } from '../../exports/read.js';
+import { resolveDbPath } from '../config.js';
+import { UsageError } from '../errors.js';
+import { parseChoice, parseDurationArg, parsePositiveInt } from '../parse.js';
+
+interface QueryFlags {
+  db?: string;
+  file?: string;
+  format?: string;
+  wait: string;
+  maxWidth: string;
+}
+
+export function registerQuery(program: Command): void {
+  program
+    .command('query')
+    .summary('run SQL against the database (read-only) and print the result')
+    .description(
+      'Run SQL against the DuckDB file, read-only, and write the result to stdout as an aligned ' +
+        'table (the default on a terminal), CSV (the default otherwise), JSON or NDJSON. Rows stream, ' +
+        'so large results do not have to fit in memory. Several statements may be given; the last ' +
+        'one’s result is printed. Works while a sync runs: it waits for the sync to release the ' +
+        'file between batches (up to --wait).',
+    )
+    .argument('[sql]', 'the SQL to run (or use --file)')
+    .option('-f, --file <file>', 'read the SQL from this file (- for stdin)')
+    .option('--format <format>', `output format: ${QUERY_FORMATS.join(', ')} (default: table on a terminal, else csv)`)
+    .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
+    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .option('--max-width <n>', 'table format: cut cells longer than this', '48')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  convoduck query "SELECT outcome, count(*) AS n FROM conversations GROUP BY ALL ORDER BY n DESC"
+  convoduck query --file weekly.sql --format csv > weekly.csv
+  convoduck query "SELECT * FROM tool_calls WHERE status <> 'ok'" --format ndjson | jq .slug
+  echo "SHOW TABLES" | convoduck query --file -
+
+Values: JSON numbers for integers up to 2^53 (larger ones as strings), timestamps in ISO 8601
+(UTC, e.g. 2026-11-01T08:00:00.000Z), JSON columns embedded as JSON. CSV follows RFC 4180
+(NULL is an empty field, an empty string is ""); the table shows NULL as NULL.
+Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usage.`,
+    )
+    .action(async (sqlArg: string | undefined, flags: QueryFlags) => {
+      const sql = readSql(sqlArg, flags.file);
+      const format: QueryFormat = flags.format
+        ? parseChoice('--format', flags.format, QUERY_FORMATS)
+        : process.stdout.isTTY
+          ? 'table'
+          : 'csv';
+      const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+      const maxCellWidth = parsePositiveInt('--max-width', flags.maxWidth);
+      const result = await runQuery(resolveDbPath(flags.db), sql, {
+        format,
+        lockTimeoutMs,
+        maxCellWidth,
+        onWait: () => process.stderr.write(busyNotice(flags.wait)),
+      });
+      if (format === 'table' && !result.truncated) {
+        process.stderr.write(`(${result.rows} row${result.rows === 1 ? '' : 's'})\n`);
+      }
+    });
+}
+
+function readSql(sqlArg: string | undefined, file: string | undefined): string {
+  if (sqlArg !== undefined && file !== undefined) {
+    throw new UsageError('give the SQL either as an argument or with --file, not both');
+  }
+  if (file !== undefined) {
+    try {
+      return readFileSync(file === '-' ? 0 : file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
+      throw new UsageError(`cannot read --file ${file}: ${why}; pass a readable .sql file`);
+    }
+  }
+  if (sqlArg === undefined || sqlArg.trim() === '') {
+    throw new UsageError('no SQL given: convoduck query "SELECT …" or convoduck query --file query.sql');
+  }
+  return sqlArg;
+}

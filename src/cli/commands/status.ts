@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import { getStatus, renderStatus } from '../../exports/status.js';
+import { resolveDbPath } from '../config.js';
+import { parseDurationArg, parsePositiveInt } from '../parse.js';
+import { busyNotice } from '../../exports/read.js';
+
+interface StatusFlags {
+  db?: string;
+  json?: boolean;
+  runs: string;
+  wait: string;
+}
+
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .summary('show recent sync runs, the watermark, row counts, detail coverage and errors')
+    .description(
+      'Show what the database holds and how the crawl is doing: the last sync runs, the listing ' +
+        'watermark, rows per table, detail coverage (listed vs stored vs missing/failing), conversations ' +
+        'still in progress, and recorded errors grouped by stage and HTTP status. Read-only; works ' +
+        'while a sync runs.',
+    )
+    .option('--json', 'print the status as JSON (for scripts and monitoring)')
+    .option('--runs <n>', 'how many recent runs to show', '5')
+    .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
+    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  convoduck status
+  convoduck status --db /data/support.duckdb --runs 10
+  convoduck status --json | jq '.details.pending'`,
+    )
+    .action(async (flags: StatusFlags) => {
+      const runs = parsePositiveInt('--runs', flags.runs);
+      const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+      const status = await getStatus(resolveDbPath(flags.db), {
+        runs,
+        lockTimeoutMs,
+        onWait: () => process.stderr.write(busyNotice(flags.wait)),
+      });
+      process.stdout.write(flags.json ? JSON.stringify(status, null, 2) + '\n' : renderStatus(status));
+    });
+}

@@ -1,0 +1,375 @@
+// `convoduck export`: the public tables as Parquet (or CSV) files that DuckDB, Spark, Trino and
+// BigQuery read as they are, optionally Hive-partitioned by the conversation's start
+// (`day=2026-11-01/`, `month=2026-11/`). DuckDB's COPY writes every file; this module only
+// decides what goes where, stages the files, and swaps them in once all tables are written.
+//
+// Layout: OUT/<table>/<table>.<ext>, or OUT/<table>/<day|month>=<value>/data_0.<ext> for the
+// conversation tables when partitioned, plus OUT/convoduck-export.json describing the export.
+// An export with --since into partitioned tables of an earlier export replaces only the
+// partitions it wrote, so a daily `--since 2d --partition-by day` keeps a full, current copy.
+
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { UsageError } from '../cli/errors.js';
+import type { Database } from '../store/database.js';
+import { DERIVED_CONVERSATION_TABLES, PUBLIC_TABLES } from '../store/schema.js';
+import { withReadOnlyDatabase } from './read.js';
+
+export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const PARTITION_KINDS = ['day', 'month'] as const;
+export type PartitionKind = (typeof PARTITION_KINDS)[number];
+export type PublicTable = (typeof PUBLIC_TABLES)[number];
+
+/** Written into every export directory; its presence marks the directory as ours to update. */
+export const MANIFEST_FILE = 'convoduck-export.json';
+const STAGING_PREFIX = '.convoduck-staging-';
+
+/** Tables whose rows belong to a conversation: filtered by --since and partitioned. */
+const CONVERSATION_TABLES: readonly string[] = DERIVED_CONVERSATION_TABLES;
+
+export interface ExportOptions {
+  outDir: string;
+  format?: ExportFormat;
+  /** default: every public table */
+  tables?: readonly PublicTable[];
+  partitionBy?: PartitionKind | null;
+  /** only rows of conversations started at or after this (dimension and sync tables: all rows) */
+  since?: Date | null;
+  lockTimeoutMs?: number;
+  onWait?: () => void;
+  /** called after each table has been written */
+  onTable?: (table: TableExport) => void;
+  now?: () => Date;
+}
+
+export interface TableExport {
+  table: PublicTable;
+  rows: number;
+  /** the table's directory, absolute */
+  path: string;
+  /** files written, relative to the export directory */
+  files: string[];
+  /** partition column (`day`/`month`), or null when the table was written as one file */
+  partitionBy: PartitionKind | null;
+  /** whether --since filtered the table's rows */
+  filtered: boolean;
+  /** partitions already in the directory that this export kept (an incremental export) */
+  keptPartitions: number;
+}
+
+export interface ExportSummary {
+  outDir: string;
+  format: ExportFormat;
+  partitionBy: PartitionKind | null;
+  /** the --since actually applied (rounded down to the partition's start when partitioned) */
+  since: string | null;
+  sinceRequested: string | null;
+  exportedAt: string;
+  tables: TableExport[];
+}
+
+interface ManifestTable {
+  format: ExportFormat;
+  partition_by: PartitionKind | null;
+  /** rows of conversations started since then are in the files (null: all rows) */
+  since: string | null;
+  /** rows written by the last export (an incremental one replaced only some partitions) */
+  rows_written: number;
+  exported_at: string;
+}
+
+interface Manifest {
+  generator: 'convoduck';
+  manifest_version: 1;
+  exported_at: string;
+  database: string;
+  tables: Record<string, ManifestTable>;
+}
+
+const EXTENSIONS: Record<ExportFormat, string> = { parquet: 'parquet', csv: 'csv' };
+
+/** The start of the UTC day or month holding `date`, so that every partition written is whole. */
+export function partitionStart(date: Date, kind: PartitionKind): Date {
+  return kind === 'day'
+    ? new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()))
+    : new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
+}
+
+export function parseTableList(value: string): PublicTable[] {
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new UsageError(`--tables is empty: name tables from ${PUBLIC_TABLES.join(', ')}`);
+  const unknown = names.filter((n) => !(PUBLIC_TABLES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new UsageError(`--tables: no public table ${unknown.join(', ')}; choose from ${PUBLIC_TABLES.join(', ')}`);
+  }
+  return PUBLIC_TABLES.filter((t) => names.includes(t));
+}
+
+function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+function readManifest(outDir: string): Manifest | null {
+  const path = join(outDir, MANIFEST_FILE);
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+    return parsed.generator === 'convoduck' && typeof parsed.tables === 'object' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Creates OUT (0700) or checks that an existing OUT is empty or an earlier export. */
+function prepareOutDir(outDir: string): Manifest | null {
+  if (!existsSync(outDir)) {
+    mkdirSync(outDir, { recursive: true, mode: 0o700 });
+    chmodSync(outDir, 0o700);
+    return null;
+  }
+  if (!statSync(outDir).isDirectory()) {
+    throw new UsageError(`--out ${outDir} is a file: pass a directory (it is created if missing)`);
+  }
+  const manifest = readManifest(outDir);
+  const entries = readdirSync(outDir).filter((e) => !e.startsWith(STAGING_PREFIX));
+  if (!manifest && entries.length > 0) {
+    throw new UsageError(
+      `--out ${outDir} is not empty and holds no earlier convoduck export (${MANIFEST_FILE}): ` +
+        `pass a new or empty directory`,
+    );
+  }
+  return manifest;
+}
+
+/** Owner-only modes on everything under `path` (exports hold transcripts: personal data). */
+function restrictModes(path: string): void {
+  const stat = statSync(path);
+  if (stat.isDirectory()) {
+    chmodSync(path, 0o700);
+    for (const entry of readdirSync(path)) restrictModes(join(path, entry));
+  } else {
+    chmodSync(path, 0o600);
+  }
+}
+
+function setUmask(mask: number): number | null {
+  try {
+    return process.umask(mask);
+  } catch {
+    return null; // worker threads cannot change the umask: modes are fixed after writing instead
+  }
+}
+
+async function jsonColumns(db: Database, table: string): Promise<string[]> {
+  const rows = await db.all<{ column_name: string }>(
+    `SELECT column_name FROM duckdb_columns()
+     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? AND data_type = 'JSON'
+     ORDER BY column_index`,
+    [table],
+  );
+  return rows.map((r) => r.column_name);
+}
+
+interface Plan {
+  table: PublicTable;
+  partitionBy: PartitionKind | null;
+  filtered: boolean;
+}
+
+async function copyTable(
+  db: Database,
+  plan: Plan,
+  stagingDir: string,
+  format: ExportFormat,
+  since: Date | null,
+): Promise<{ rows: number; files: string[] }> {
+  const { table, partitionBy } = plan;
+  const isChild = CONVERSATION_TABLES.includes(table) && table !== 'conversations';
+  const needsJoin = isChild && (partitionBy !== null || plan.filtered);
+  const startedAt = isChild ? 'c.started_at' : 't.started_at';
+  // JSON columns go out as plain strings: every reader understands a UTF-8 string column,
+  // not every one the Parquet JSON annotation.
+  const json = await jsonColumns(db, table);
+  const star = json.length > 0 ? `t.* REPLACE (${json.map((c) => `t."${c}"::VARCHAR AS "${c}"`).join(', ')})` : 't.*';
+  const partitionExpr =
+    partitionBy === 'day'
+      ? `, strftime(${startedAt}, '%Y-%m-%d') AS day`
+      : partitionBy === 'month'
+        ? `, strftime(${startedAt}, '%Y-%m') AS month`
+        : '';
+  const select =
+    `SELECT ${star}${partitionExpr} FROM ${table} t` +
+    (needsJoin ? ` LEFT JOIN conversations c ON c.id = t.conversation_id` : '') +
+    (plan.filtered ? ` WHERE ${startedAt} >= ?::TIMESTAMPTZ` : '');
+
+  const tableDir = join(stagingDir, table);
+  const options = [
+    format === 'parquet' ? 'FORMAT parquet' : `FORMAT csv, HEADER, TIMESTAMPFORMAT '%Y-%m-%dT%H:%M:%S.%fZ'`,
+    'RETURN_FILES',
+  ];
+  let target: string;
+  if (partitionBy) {
+    target = tableDir;
+    options.push(`PARTITION_BY (${partitionBy})`, 'OVERWRITE_OR_IGNORE');
+  } else {
+    mkdirSync(tableDir, { recursive: true, mode: 0o700 });
+    target = join(tableDir, `${table}.${EXTENSIONS[format]}`);
+  }
+  const params = plan.filtered && since ? [since.toISOString()] : [];
+  const reader = await db.connection.runAndReadAll(
+    `COPY (${select}) TO ${sqlString(target)} (${options.join(', ')})`,
+    params,
+  );
+  const row = reader.getRowsJS()[0] ?? [];
+  const rows = Number(row[0] ?? 0);
+  const files = Array.isArray(row[1]) ? (row[1] as unknown[]).map((f) => relative(stagingDir, String(f))) : [];
+  if (partitionBy) mkdirSync(tableDir, { recursive: true, mode: 0o700 }); // no rows: still a (empty) table directory
+  return { rows, files: files.sort() };
+}
+
+/** The partition directory value (`2026-11-01`, `2026-11`) holding `date`. */
+function partitionValue(date: Date, kind: PartitionKind): string {
+  return date.toISOString().slice(0, kind === 'day' ? 10 : 7);
+}
+
+/**
+ * Moves a staged table into place: whole, or (incremental) partition by partition. An
+ * incremental export owns every partition from `from` on: those it wrote replace the old
+ * ones, and old ones it did not write (no rows any more) are removed.
+ */
+function installTable(stagedDir: string, finalDir: string, merge: { kind: PartitionKind; from: string } | null): number {
+  if (!merge || !existsSync(finalDir)) {
+    const old = `${stagedDir}.old`;
+    if (existsSync(finalDir)) renameSync(finalDir, old);
+    renameSync(stagedDir, finalDir);
+    rmSync(old, { recursive: true, force: true });
+    return 0;
+  }
+  const written = new Set(readdirSync(stagedDir));
+  const prefix = `${merge.kind}=`;
+  for (const part of readdirSync(finalDir)) {
+    const value = part.startsWith(prefix) ? part.slice(prefix.length) : null;
+    const covered = value !== null && value !== '__HIVE_DEFAULT_PARTITION__' && value >= merge.from;
+    if (covered || written.has(part)) rmSync(join(finalDir, part), { recursive: true, force: true });
+  }
+  for (const part of written) renameSync(join(stagedDir, part), join(finalDir, part));
+  rmSync(stagedDir, { recursive: true, force: true });
+  return readdirSync(finalDir).filter((p) => !written.has(p)).length;
+}
+
+/** The earlier of two lower bounds, where null means "from the beginning". */
+function earliest(a: string | null, b: string | null): string | null {
+  if (a === null || b === null) return null;
+  return new Date(a) <= new Date(b) ? a : b;
+}
+
+export async function exportTables(dbPath: string, options: ExportOptions): Promise<ExportSummary> {
+  const outDir = resolve(options.outDir);
+  const format = options.format ?? 'parquet';
+  const partitionBy = options.partitionBy ?? null;
+  const tables = options.tables ?? PUBLIC_TABLES;
+  const since = options.since ? (partitionBy ? partitionStart(options.since, partitionBy) : options.since) : null;
+  const exportedAt = (options.now?.() ?? new Date()).toISOString();
+
+  const previousUmask = setUmask(0o077);
+  try {
+    const manifest = prepareOutDir(outDir);
+    const stagingDir = join(outDir, `${STAGING_PREFIX}${process.pid}`);
+    rmSync(stagingDir, { recursive: true, force: true });
+    mkdirSync(stagingDir, { mode: 0o700 });
+    try {
+      const plans: Plan[] = tables.map((table) => {
+        const conversational = CONVERSATION_TABLES.includes(table);
+        return { table, partitionBy: conversational ? partitionBy : null, filtered: conversational && since !== null };
+      });
+
+      // 1. Every table into the staging directory, under one read lock (one consistent state).
+      const copied = await withReadOnlyDatabase(
+        dbPath,
+        { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait },
+        async (db) => {
+          rmSync(stagingDir, { recursive: true, force: true }); // a retried attempt starts clean
+          mkdirSync(stagingDir, { mode: 0o700 });
+          const out = [];
+          for (const plan of plans) out.push({ plan, ...(await copyTable(db, plan, stagingDir, format, since)) });
+          return out;
+        },
+      );
+
+      // 2. Swap them in. Partitioned, filtered tables of a matching earlier export are merged.
+      const results: TableExport[] = [];
+      const nextManifest: Manifest = {
+        generator: 'convoduck',
+        manifest_version: 1,
+        exported_at: exportedAt,
+        database: resolve(dbPath),
+        tables: { ...(manifest?.tables ?? {}) },
+      };
+      for (const { plan, rows, files } of copied) {
+        const previous = manifest?.tables[plan.table];
+        const merge =
+          plan.filtered &&
+          plan.partitionBy !== null &&
+          previous !== undefined &&
+          previous.format === format &&
+          previous.partition_by === plan.partitionBy;
+        const finalDir = join(outDir, plan.table);
+        const keptPartitions = installTable(
+          join(stagingDir, plan.table),
+          finalDir,
+          merge && plan.partitionBy && since ? { kind: plan.partitionBy, from: partitionValue(since, plan.partitionBy) } : null,
+        );
+        restrictModes(finalDir);
+        const written = plan.filtered ? (since?.toISOString() ?? null) : null;
+        nextManifest.tables[plan.table] = {
+          format,
+          partition_by: plan.partitionBy,
+          since: merge ? earliest(previous?.since ?? null, written) : written,
+          rows_written: rows,
+          exported_at: exportedAt,
+        };
+        const result: TableExport = {
+          table: plan.table,
+          rows,
+          path: finalDir,
+          files,
+          partitionBy: plan.partitionBy,
+          filtered: plan.filtered,
+          keptPartitions,
+        };
+        results.push(result);
+        options.onTable?.(result);
+      }
+      const manifestPath = join(outDir, MANIFEST_FILE);
+      writeFileSync(manifestPath, JSON.stringify(nextManifest, null, 2) + '\n', { mode: 0o600 });
+      chmodSync(manifestPath, 0o600);
+      return {
+        outDir,
+        format,
+        partitionBy,
+        since: since?.toISOString() ?? null,
+        sinceRequested: options.since?.toISOString() ?? null,
+        exportedAt,
+        tables: results,
+      };
+    } finally {
+      rmSync(stagingDir, { recursive: true, force: true });
+    }
+  } finally {
+    if (previousUmask !== null) setUmask(previousUmask);
+  }
+}

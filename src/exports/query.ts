@@ -1,0 +1,176 @@
+// `convoduck query`: run SQL against the database read-only and stream the result out as a
+// table, CSV, JSON or NDJSON. Rows are fetched chunk by chunk (DuckDB's streaming result),
+// so a result larger than memory still comes out.
+
+import type { DuckDBResult, DuckDBValue } from '@duckdb/node-api';
+import type { Writable } from 'node:stream';
+import { CliError, EXIT, UsageError } from '../cli/errors.js';
+import type { Database } from '../store/database.js';
+import {
+  csvLine,
+  csvRow,
+  DEFAULT_MAX_CELL_WIDTH,
+  jsonRow,
+  oneLineError,
+  TableLayout,
+  type Column,
+  type QueryFormat,
+} from './format.js';
+import { isLockError, withReadOnlyDatabase, type ReadAttempt } from './read.js';
+import { OutputSink } from './sink.js';
+
+export interface QueryOptions {
+  format: QueryFormat;
+  /** where the rows go (default stdout) */
+  out?: Writable;
+  /** how long to wait for a sync to release the file (default 30 s) */
+  lockTimeoutMs?: number;
+  /** called once when the database is busy and the query starts waiting */
+  onWait?: () => void;
+  /** table format: longest cell shown before it is cut with `…` (default 48) */
+  maxCellWidth?: number;
+  /** table format: rows read before column widths are fixed (default 1000) */
+  tableSampleRows?: number;
+}
+
+export interface QueryResult {
+  columns: string[];
+  rows: number;
+  /** the reader of the output went away before the last row (e.g. `| head`) */
+  truncated: boolean;
+}
+
+/** True when `sql` holds nothing but blanks and comments. */
+export function isBlankSql(sql: string): boolean {
+  return (
+    sql
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/--[^\n]*/g, '')
+      .replace(/;/g, '')
+      .trim() === ''
+  );
+}
+
+/** Runs every statement of `sql`; the last one's result streams to `options.out`. */
+export async function runQuery(dbPath: string, sql: string, options: QueryOptions): Promise<QueryResult> {
+  if (isBlankSql(sql)) throw new UsageError('no SQL to run: pass a statement, e.g. convoduck query "SELECT 1"');
+  const out = options.out ?? process.stdout;
+  return withReadOnlyDatabase(dbPath, { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait }, (db, attempt) =>
+    execute(db, sql, out, options, attempt),
+  );
+}
+
+async function execute(
+  db: Database,
+  sql: string,
+  out: Writable,
+  options: QueryOptions,
+  attempt: ReadAttempt,
+): Promise<QueryResult> {
+  let result: DuckDBResult;
+  try {
+    const statements = await db.connection.extractStatements(sql);
+    if (statements.count === 0) throw new UsageError('no SQL to run: pass a statement, e.g. convoduck query "SELECT 1"');
+    for (let i = 0; i < statements.count - 1; i++) {
+      await (await statements.prepare(i)).run();
+    }
+    result = await (await statements.prepare(statements.count - 1)).stream();
+  } catch (err) {
+    throw sqlError(err);
+  }
+  const sink = new OutputSink(out);
+  try {
+    const rows = await writeResult(result, options, sink, () => {
+      attempt.committed = true;
+    });
+    await sink.end();
+    return { columns: result.deduplicatedColumnNames(), rows, truncated: sink.closed };
+  } catch (err) {
+    await sink.end().catch(() => undefined);
+    throw sqlError(err);
+  }
+}
+
+function sqlError(err: unknown): unknown {
+  if (err instanceof CliError || isLockError(err)) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new CliError(oneLineError(message), EXIT.failed);
+}
+
+/**
+ * Streams a DuckDB result into `sink` in the given format and returns the row count.
+ * `onOutput` is called before the first byte is written. Stops early if the sink closes.
+ */
+export async function writeResult(
+  result: DuckDBResult,
+  options: Pick<QueryOptions, 'format' | 'maxCellWidth' | 'tableSampleRows'>,
+  sink: OutputSink,
+  onOutput: () => void = () => undefined,
+): Promise<number> {
+  const names = result.deduplicatedColumnNames();
+  const columns: Column[] = names.map((name, i) => ({ name, type: result.columnType(i) }));
+  let count = 0;
+  let started = false;
+  const write = async (text: string) => {
+    if (!started) {
+      started = true;
+      onOutput();
+    }
+    await sink.write(text);
+  };
+
+  async function* chunks(): AsyncGenerator<DuckDBValue[][]> {
+    for (;;) {
+      if (sink.closed) return;
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) return;
+      yield chunk.getRows();
+    }
+  }
+
+  switch (options.format) {
+    case 'csv': {
+      await write(csvLine(names));
+      for await (const rows of chunks()) {
+        await write(rows.map((row) => csvRow(columns, row)).join(''));
+        count += rows.length;
+      }
+      break;
+    }
+    case 'ndjson': {
+      for await (const rows of chunks()) {
+        await write(rows.map((row) => `${jsonRow(columns, row)}\n`).join(''));
+        count += rows.length;
+      }
+      break;
+    }
+    case 'json': {
+      for await (const rows of chunks()) {
+        await write(rows.map((row) => `${count++ === 0 ? '[\n' : ',\n'}${jsonRow(columns, row)}`).join(''));
+      }
+      await write(count === 0 ? '[]\n' : '\n]\n');
+      break;
+    }
+    case 'table': {
+      const sampleSize = options.tableSampleRows ?? 1000;
+      const sample: DuckDBValue[][] = [];
+      const source = chunks();
+      for (;;) {
+        if (sample.length >= sampleSize) break;
+        const next = await source.next();
+        if (next.done) break;
+        sample.push(...next.value);
+      }
+      const layout = new TableLayout(columns, sample, options.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH);
+      await write(layout.header() + sample.map((row) => layout.row(row)).join(''));
+      count = sample.length;
+      for await (const rows of source) {
+        await write(rows.map((row) => layout.row(row)).join(''));
+        count += rows.length;
+      }
+      break;
+    }
+  }
+  await sink.flush();
+  return count;
+}

@@ -1,0 +1,93 @@
+// Reading the database while a sync may be writing it. DuckDB lets one process hold the file
+// at a time (even readers are shut out), and a sync holds it only while it commits a batch,
+// so readers wait and retry, up to a bound, and say clearly when the bound ran out.
+
+import { existsSync } from 'node:fs';
+import { CliError, EXIT, UsageError } from '../cli/errors.js';
+import { Database, StoreError } from '../store/database.js';
+import { oneLineError } from './format.js';
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
+
+export interface ReadOptions {
+  /** how long to wait, in all, for another process to release the file (default 30 s) */
+  lockTimeoutMs?: number;
+  /** called once, when the first attempt finds the file held by another process */
+  onWait?: () => void;
+}
+
+/** One try at the work. Once it has produced output, a lock error can no longer be retried. */
+export interface ReadAttempt {
+  /** set by the work once it has written anything the caller cannot take back */
+  committed: boolean;
+}
+
+const LOCK_ERROR = /Could not set lock on file|Conflicting lock is held|is busy \(another process holds it\)/i;
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function isLockError(err: unknown): boolean {
+  return LOCK_ERROR.test(errorMessage(err));
+}
+
+/** What a reader prints (once) when it finds the file held by another process. */
+export function busyNotice(wait: string): string {
+  return `convoduck: another process holds the database (a sync commits in batches): waiting up to ${wait}…\n`;
+}
+
+function busyMessage(dbPath: string, timeoutMs: number): string {
+  const seconds = Math.round(timeoutMs / 100) / 10;
+  return (
+    `database ${dbPath} stayed locked by another process for ${seconds} s ` +
+    `(a running sync releases it between batches; something else may keep it open): ` +
+    `try again, or wait longer with --wait`
+  );
+}
+
+/**
+ * Opens `dbPath` read-only and runs `work`, retrying (open and work both) while another
+ * process holds the file, for at most `lockTimeoutMs` in all. A lock error met after the work
+ * set `attempt.committed` is not retried. Store errors become one-line CLI errors.
+ */
+export async function withReadOnlyDatabase<T>(
+  dbPath: string,
+  options: ReadOptions,
+  work: (db: Database, attempt: ReadAttempt) => Promise<T>,
+): Promise<T> {
+  if (!existsSync(dbPath)) {
+    throw new UsageError(`database ${dbPath} does not exist: run \`convoduck sync\` first, or pass --db FILE`);
+  }
+  const timeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
+  let warned = false;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+    const attempt: ReadAttempt = { committed: false };
+    let db: Database | undefined;
+    try {
+      // No waiting inside open: this loop retries, so that the first lock is reported at once
+      // and a lock met by the work (not the open) shares the same deadline.
+      db = await Database.open(dbPath, { readOnly: true, lockTimeoutMs: 0 });
+      return await work(db, attempt);
+    } catch (err) {
+      if (!isLockError(err)) {
+        if (err instanceof StoreError) {
+          throw /does not exist|not a DuckDB database/.test(err.message)
+            ? new UsageError(err.message)
+            : new CliError(err.message, EXIT.failed);
+        }
+        throw err;
+      }
+      if (attempt.committed) throw new CliError(oneLineError(errorMessage(err)), EXIT.failed);
+      if (Date.now() >= deadline) throw new CliError(busyMessage(dbPath, timeoutMs), EXIT.failed);
+      if (!warned) {
+        warned = true;
+        options.onWait?.();
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, Math.max(0, deadline - Date.now()))));
+    } finally {
+      db?.close();
+    }
+  }
+}
