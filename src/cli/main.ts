@@ -1,13 +1,22 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
 import { CliError, EXIT } from './errors.js';
 import { registerCommands } from './commands/index.js';
+
+// `convoduck … | head` closes the pipe early: that is the reader's choice, not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
 
 const program = new Command('convoduck')
   .description(
     'Export every conversation of an Agent Management API space into DuckDB and turn it into SQL reports.',
   )
-  .version(process.env.npm_package_version ?? '0.1.0')
+  .version(packageVersion())
   .showSuggestionAfterError()
   .configureOutput({ outputError: (text, write) => write(text.replace(/\n+$/, '') + '\n') })
   .exitOverride();
@@ -18,6 +27,11 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   process.exitCode = exitCodeFor(err);
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }
 
 function exitCodeFor(err: unknown): number {

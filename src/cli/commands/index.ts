@@ -8,14 +8,14 @@ import { registerSimulate } from './simulate.js';
 import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
 
-/** Each command lives in its own file and adds itself here. */
+/** Each command lives in its own file and adds itself here, in the order `--help` shows them. */
 export function registerCommands(program: Command): void {
   registerSync(program);
-  registerRebuild(program);
+  registerReport(program);
   registerQuery(program);
   registerExport(program);
   registerStatus(program);
-  registerReport(program);
-  registerSimulate(program);
+  registerRebuild(program);
   registerDemo(program);
+  registerSimulate(program);
 }

@@ -36,7 +36,8 @@ interface ReportFlags {
 export function registerReport(program: Command): void {
   program
     .command('report')
-    .description('Run the SQL reports (sql/*.sql) and write one file per report')
+    .summary('run the SQL reports in sql/ and write one CSV (or JSON, Parquet) file each to reports/')
+    .description('Run the SQL reports (sql/*.sql) against the database, read-only, and write one file per report')
     .argument('[name...]', 'reports to run (default: all; see --list)')
     .option('--list', 'list the reports with their titles and exit')
     .option('--out <dir>', 'folder for the files', 'reports')
