@@ -700,7 +700,8 @@ export class Dataset {
       if (outcome === 'transferred' && !wf.distTransfer.has(wf.start)) outcome = 'completed';
       if (outcome === 'failed' && !wf.distTool.has(wf.start)) outcome = 'hung_up';
       const mode = outcome === 'completed' ? 'end' : outcome === 'transferred' ? 'transfer' : outcome === 'failed' ? 'tool' : 'wander';
-      path = walk(wf, mode, rng);
+      // A third of voice hang-ups happen during the greeting: the early hang-ups reports look for.
+      path = outcome === 'hung_up' && channel === 'voice' && rng.chance(0.35) ? [wf.start] : walk(wf, mode, rng);
     }
 
     // ~1% long conversations: one conversation/knowledge visit gets 60–160 exchanges.
