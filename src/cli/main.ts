@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
+import { StoreError } from '../store/database.js';
 import { CliError, EXIT } from './errors.js';
 import { registerCommands } from './commands/index.js';
 
@@ -18,7 +19,10 @@ const program = new Command('convoduck')
   )
   .version(packageVersion())
   .showSuggestionAfterError()
-  .configureOutput({ outputError: (text, write) => write(text.replace(/\n+$/, '') + '\n') })
+  .configureOutput({
+    // One line per error, as for every other failure: "error: unknown command 'synk' (Did you mean sync?)"
+    outputError: (text, write) => write(text.trim().replace(/\s*\n\s*/g, ' ') + '\n'),
+  })
   .exitOverride();
 
 registerCommands(program);
@@ -38,6 +42,10 @@ function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) {
     // --help and --version arrive here as "errors" with exit code 0.
     return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (err instanceof StoreError) {
+    process.stderr.write(`convoduck: ${err.message}\n`);
+    return EXIT.usage;
   }
   if (err instanceof CliError) {
     process.stderr.write(`convoduck: ${err.message}\n`);

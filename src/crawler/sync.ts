@@ -22,7 +22,7 @@ import { acquireSyncLock } from './lock.js';
 import { countInWindow, planWindow, splitWindow, type DetailsMode } from './plan.js';
 import { detailProblem, nestsTooDeep } from './validate.js';
 import { BatchWriter } from './writer.js';
-import { Database } from '../store/database.js';
+import { checkWritableDatabase, Database } from '../store/database.js';
 
 export interface SyncOptions {
   baseUrl: string;
@@ -87,6 +87,7 @@ const DEFAULT_OVERLAP_MS = 3_600_000;
 const SMALLEST_SPLIT_MS = 1_000;
 
 export async function sync(options: SyncOptions): Promise<SyncSummary> {
+  checkWritableDatabase(options.dbPath);
   const lock = acquireSyncLock(options.dbPath);
   const client = new ApiClient({
     baseUrl: options.baseUrl,

@@ -2,7 +2,8 @@
 // writers open, commit and close per batch, and readers wait briefly for the lock.
 
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
-import { chmodSync, closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
@@ -122,6 +123,30 @@ export class Database {
     if (!stored) {
       await this.connection.run(`INSERT INTO convoduck_meta VALUES ('schema_version', ?)`, [String(SCHEMA_VERSION)]);
     }
+  }
+}
+
+/**
+ * Fails early, with a message that says what to do, when `path` cannot hold a database convoduck
+ * may write: checked before anything else happens (a sync checks it before its first request).
+ */
+export function checkWritableDatabase(path: string): void {
+  const dir = dirname(path);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new StoreError(`directory ${dir} does not exist: create it, or pass --db with a path in an existing directory`);
+  }
+  if (existsSync(path)) {
+    if (statSync(path).isDirectory()) throw new StoreError(`${path} is a directory: pass --db with a file path`);
+    assertDuckDbFile(path);
+  }
+  // Access checks lie for root and on read-only mounts: only creating a file tells.
+  const probe = join(dir, `.convoduck-probe-${process.pid}`);
+  try {
+    closeSync(openSync(probe, 'wx', 0o600));
+    rmSync(probe, { force: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new StoreError(`cannot write in ${dir} (${code}): pass --db with a path in a writable directory`);
   }
 }
 
