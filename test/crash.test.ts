@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
+import { Database } from '../src/store/database.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 import { runCli, startCli } from './support/cli.js';
 
@@ -44,4 +45,36 @@ describe('sync killed with SIGKILL', () => {
     expect(summary.detailsPending).toBe(0);
     await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
   }, 90_000);
+
+  it('on SIGINT commits what it fetched, records the run as interrupted and exits 130', async () => {
+    const slow = await startSimulator({ seed: 32, conversations: 600, rateLimit: 100_000, latency: { detailMs: 40 } });
+    try {
+      const dbPath = join(dir, 'interrupt.duckdb');
+      const env = { CONVODUCK_BASE_URL: slow.baseUrl, CONVODUCK_API_KEY: slow.apiKey, CONVODUCK_DB: dbPath };
+      const { child, done } = startCli(['sync'], env);
+      // Interrupt once details are flowing.
+      const started = Date.now();
+      while (slow.requestLog.filter((r) => r.kind === 'conversation_detail').length < 100 && Date.now() - started < 30_000) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill('SIGINT');
+      const result = await done;
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toMatch(/SIGINT: committing what was fetched/);
+      const db = await Database.open(dbPath, { readOnly: true });
+      const run = await db.one<{ status: string; details_fetched: number }>(
+        `SELECT status, details_fetched FROM sync_runs ORDER BY run_id DESC LIMIT 1`,
+      );
+      const stored = await db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM raw_conversations`);
+      db.close();
+      expect(run?.status).toBe('interrupted');
+      expect(stored!.n).toBeGreaterThanOrEqual(100 - 40); // all but what was in flight
+      expect(stored!.n).toBeLessThan(600);
+      const again = await runCli(['sync'], env);
+      expect(again.code, again.stderr).toBe(0);
+      await expectStoreMatches(dbPath, { conversations: slow.dataset.conversations, detail: (id) => slow.dataset.detail(id) });
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
 });
