@@ -40,6 +40,10 @@ export interface SyncOptions {
   windowMs?: number;
   /** requests in flight at once (default 32: latency must not cost throughput) */
   concurrency?: number;
+  /** give up on one attempt of a request after this long (default 30 s) */
+  timeoutMs?: number;
+  /** attempts after the first for a failing request (default 6) */
+  maxRetries?: number;
   /** details per committed batch (default 100) */
   batchSize?: number;
   /** commit at least this often while details arrive (default 2 s) */
@@ -95,6 +99,8 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
     maxRpm: options.maxRpm,
     windowMs: options.windowMs,
     concurrency: options.concurrency ?? 32,
+    timeoutMs: options.timeoutMs,
+    maxRetries: options.maxRetries,
   });
   try {
     return await new SyncRun(options, client).run();

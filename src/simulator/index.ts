@@ -1,7 +1,8 @@
 // Public surface of the built-in simulator of the Agent Management API.
-export { startSimulator, defaultApiKey } from './server.js';
+export { startSimulator, defaultApiKey, HOSTILE_KINDS } from './server.js';
 export type {
   Simulator,
+  HostileKind,
   SimulatorOptions,
   RuntimeOptions,
   LatencyOptions,

@@ -114,6 +114,23 @@ export interface RequestLogEntry {
   fault?: 'error5xx' | 'drop' | 'truncate';
 }
 
+/**
+ * Broken or hostile answers a real server (or something in front of it) can give for one
+ * conversation's detail, for testing that a client keeps going and keeps what it can.
+ */
+export const HOSTILE_KINDS = [
+  'transcript_object', // valid JSON, `transcript` is an object
+  'bad_date', // valid JSON, `started_at` does not parse
+  'string_number', // valid JSON, `message_count` is a string
+  'deep', // valid JSON nested 100,000 levels deep
+  'invalid_utf8', // a byte that is not UTF-8 inside a string
+  'huge', // a 256 MiB body
+  'trickle', // headers, then one byte every 200 ms, forever
+  'html200', // an HTML maintenance page with status 200
+  'redirect', // 302 to another origin (which records any Authorization header it gets)
+] as const;
+export type HostileKind = (typeof HOSTILE_KINDS)[number];
+
 export interface Simulator {
   /** http://127.0.0.1:PORT/api/v1 */
   readonly baseUrl: string;
@@ -131,6 +148,10 @@ export interface Simulator {
   addConversations(n: number, opts?: { open?: boolean; startedAt?: Date }): import('../api/types.js').ConversationSummary[];
   /** finishes every open conversation at the simulated now; returns how many */
   finishOpenConversations(): number;
+  /** from now on, the detail of conversation `id` is answered in this broken way (null: heal it) */
+  breakConversation(id: string, kind: HostileKind | null): void;
+  /** Authorization headers received by the redirect target (must stay empty) */
+  readonly leakedAuthorization: string[];
   close(): Promise<void>;
 }
 
@@ -608,6 +629,20 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }
     }
 
+    const hostileKind = route.kind === 'conversation_detail' && result.status === 200 ? hostile.get(url.pathname.split('/').pop()!.toLowerCase()) : undefined;
+    if (hostileKind) {
+      const answer = () => answerHostile(hostileKind, req, res, entry, result.body, headers);
+      const delayMs = o.latency.detailMs;
+      if (delayMs > 0) {
+        const timer = setTimeout(() => {
+          pending.delete(timer);
+          answer();
+        }, delayMs);
+        pending.add(timer);
+      } else answer();
+      return;
+    }
+
     // Faults (one draw per accepted request).
     const f = o.faults;
     const u = f.error5xx + f.drop + f.truncate > 0 ? faultRng.next() : 1;
@@ -655,6 +690,98 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       respond();
     }
   }
+
+  // ------------------------------------------------------------ hostile answers
+  const hostile = new Map<string, HostileKind>();
+  const leakedAuthorization: string[] = [];
+  const redirectTarget = http.createServer((req, res) => {
+    if (req.headers.authorization) leakedAuthorization.push(req.headers.authorization);
+    res.writeHead(200, { 'Content-Type': JSON_TYPE });
+    res.end('{"data":{"stolen":true}}');
+  });
+  await new Promise<void>((resolve) => redirectTarget.listen(0, '127.0.0.1', resolve));
+  const redirectPort = (redirectTarget.address() as import('node:net').AddressInfo).port;
+
+  function answerHostile(
+    kind: HostileKind,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    entry: RequestLogEntry,
+    body: string,
+    headers: Record<string, string>,
+  ): void {
+    if (res.destroyed) return;
+    const mutate = (change: (c: Record<string, unknown>) => void) => {
+      const parsed = JSON.parse(body) as { data: Record<string, unknown> };
+      change(parsed.data);
+      send(res, entry, 200, JSON.stringify(parsed), headers);
+    };
+    switch (kind) {
+      case 'transcript_object':
+        return mutate((c) => (c.transcript = { entries: c.transcript }));
+      case 'bad_date':
+        return mutate((c) => (c.started_at = 'the 3rd of never'));
+      case 'string_number':
+        return mutate((c) => (c.message_count = String(c.message_count)));
+      case 'deep': {
+        const depth = 100_000;
+        return send(res, entry, 200, `{"data":${'['.repeat(depth)}${']'.repeat(depth)}}`, headers);
+      }
+      case 'invalid_utf8': {
+        done(entry, 200);
+        const text = Buffer.from(body, 'utf8');
+        const at = text.indexOf('"id":"') + 6;
+        const bytes = Buffer.concat([text.subarray(0, at), Buffer.from([0xff, 0xfe]), text.subarray(at)]);
+        res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Content-Length': String(bytes.length), ...headers });
+        res.end(bytes);
+        return;
+      }
+      case 'huge': {
+        done(entry, 200);
+        const total = 256 * 1024 * 1024;
+        const chunk = Buffer.alloc(1024 * 1024, 0x61);
+        res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Content-Length': String(total + 20), ...headers });
+        res.write('{"data":{"pad":"');
+        let sent = 0;
+        const pump = (): void => {
+          while (!res.destroyed && sent < total) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          if (!res.destroyed) res.end('"}}');
+        };
+        pump();
+        return;
+      }
+      case 'trickle': {
+        done(entry, 200);
+        res.writeHead(200, { 'Content-Type': JSON_TYPE, ...headers });
+        res.write('{"data":');
+        const timer = setInterval(() => {
+          if (res.destroyed) {
+            clearInterval(timer);
+            trickles.delete(timer);
+            return;
+          }
+          res.write(' ');
+        }, 200);
+        trickles.add(timer);
+        return;
+      }
+      case 'html200':
+        return send(
+          res,
+          entry,
+          200,
+          '<!DOCTYPE html><html><head><title>Down for maintenance</title></head><body><h1>We will be back soon</h1></body></html>',
+          headers,
+          'text/html; charset=utf-8',
+        );
+      case 'redirect':
+        return send(res, entry, 302, '', { ...headers, Location: `http://127.0.0.1:${redirectPort}${req.url ?? '/'}` });
+    }
+  }
+  const trickles = new Set<NodeJS.Timeout>();
 
   // ------------------------------------------------------------ background clients
   interface Ticker {
@@ -761,6 +888,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     },
     addConversations,
     finishOpenConversations: () => dataset.finishOpenConversations(clock()),
+    breakConversation(id, kind) {
+      if (kind === null) hostile.delete(id.toLowerCase());
+      else hostile.set(id.toLowerCase(), kind);
+    },
+    leakedAuthorization,
     close() {
       closing ??= new Promise<void>((resolve) => {
         closed = true;
@@ -772,6 +904,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         finisher = null;
         for (const timer of pending) clearTimeout(timer);
         pending.clear();
+        for (const timer of trickles) clearInterval(timer);
+        trickles.clear();
+        redirectTarget.closeAllConnections();
+        redirectTarget.close();
         // 'close' can fire before libuv has run the handles' close callbacks (those run at the
         // end of the loop turn, after setImmediate): wait for the next turn.
         server.close(() => setImmediate(() => setImmediate(resolve)));
