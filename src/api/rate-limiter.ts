@@ -32,16 +32,20 @@
 // of these would otherwise be a 429. It costs 1/60 of the budget (1/45 of our share against a
 // client using 15 of 60).
 //
-// Pacing. The first window may go out at once (a short run finishes sooner). After it, sends are
-// spread at `budget` per window (a token bucket of `paceBurst`), the sustainable rate anyway: no
-// burst goes out on an old estimate, responses (and so samples) keep coming, and a client that
-// started with us finds free slots, instead of our refilling the first burst's slots in a wave
-// every window and starving it.
+// Pacing. Alone on the key, each slot is refilled as soon as it leaves the window: the first
+// window goes out at once and every later one repeats its pattern, the full budget in each. While
+// another client is seen, sends after the first window are spread at `budget` per window instead
+// (a token bucket of `paceBurst`), the sustainable rate anyway: no burst goes out on an old
+// estimate, responses (and so samples) keep coming, and a client that started with us finds free
+// slots and is seen, instead of our refilling the first burst's slots in a wave every window and
+// starving it. (Pacing alone would cost throughput when the first window's sends came late in it:
+// a paced refill cannot catch up with a late burst.)
 //
 // Unknowns. Before the first response we know nothing, not even the server's limit: one request
-// goes alone. After a 429 (and its pause), and after `quietMs` without a send or a response
-// (other clients may have filled the server meanwhile, unseen), one request goes alone again to
-// see how full the server is before the others follow.
+// goes alone. After a 429 (and its pause), and, while another client is about, after `quietMs`
+// without a send or a response (it may have filled the server meanwhile, unseen), one request goes
+// alone again to see how full the server is before the others follow. That costs one latency,
+// which is why it is not done when nobody else has been seen.
 //
 // Blocking. When our window is full the head waiter sleeps exactly until the send that has to
 // leave the window leaves it (+ guard). When foreign usage blocks, it sleeps until enough of our
@@ -93,7 +97,12 @@ export interface RateLimiterOptions {
   reserve?: number;
   /** Re-check interval while foreign usage blocks us; default clamp(windowMs / 300, 5, 250) ms. */
   pollMs?: number;
-  /** After the first window, sends are paced at budget per window with bursts of at most this; default 3. */
+  /**
+   * After the first window, spread sends at `budget` per window: 'auto' (default) while another
+   * client uses the key, 'always', or 'never' (refill each slot as soon as it leaves the window).
+   */
+  pace?: 'auto' | 'always' | 'never';
+  /** Paced sends may bunch up to this many; default 3. */
   paceBurst?: number;
   /** After this long without a send or a response, one request goes alone first; default windowMs / 4. */
   quietMs?: number;
@@ -167,6 +176,7 @@ export class RateLimiter {
   readonly skewMs: number;
   readonly foreignHorizonMs: number;
   readonly pollMs: number;
+  readonly pace: 'auto' | 'always' | 'never';
   readonly paceBurst: number;
   readonly quietMs: number;
   private readonly reserveOpt: number | undefined;
@@ -208,6 +218,7 @@ export class RateLimiter {
     this.foreignHorizonMs = Math.max(1, opts.foreignHorizonMs ?? this.windowMs);
     this.reserveOpt = opts.reserve === undefined ? undefined : Math.max(0, Math.floor(opts.reserve));
     this.pollMs = Math.max(1, opts.pollMs ?? clamp(this.windowMs / 300, 5, 250));
+    this.pace = opts.pace ?? 'auto';
     this.paceBurst = Math.max(1, opts.paceBurst ?? 3);
     this.quietMs = Math.max(1, opts.quietMs ?? this.windowMs / 4);
   }
@@ -393,8 +404,9 @@ export class RateLimiter {
     const win = this.inWindow(t);
     const n = win.length;
     const cap = Math.min(this.maxRpm ?? Infinity, this.limit);
-    const budget = this.budgetFor(this.foreignEstimate(t), this.reserve);
-    const paceWait = this.paceWait(t, budget);
+    const foreign = this.foreignEstimate(t);
+    const budget = this.budgetFor(foreign, this.reserve);
+    const paceWait = this.paceWait(t, budget, foreign);
     if (paceWait > 0) return { ok: false, waitMs: paceWait };
     const leaveAt = (k: number): number => win[k]!.t + this.windowMs + this.guardMs - t;
 
@@ -403,13 +415,15 @@ export class RateLimiter {
       return { ok: false, waitMs: leaveAt(n - cap) };
     }
     if (n >= budget) {
-      // Foreign usage blocks us: our own expiries or a fresher estimate may free a slot.
+      // The reserve or foreign usage blocks us: our own expiries free a slot, and so may a lower
+      // estimate as samples age (hence the poll; responses wake us anyway).
       const k = n - budget;
       const ownWait = budget > 0 && k < n ? leaveAt(k) : Infinity;
-      return { ok: false, waitMs: Math.min(ownWait, this.pollMs) };
+      return { ok: false, waitMs: Math.min(ownWait, foreign > 0 ? this.pollMs : this.windowMs) };
     }
-    if (last && t - Math.max(last.t, this.lastResponseAt) > this.quietMs) this.probing = true;
-    if ((!this.learned || this.probing) && this.pending.size > 0) {
+    // After a quiet spell, with another client about, one request looks first (see the header).
+    if (foreign >= 1 && last && t - Math.max(last.t, this.lastResponseAt) > this.quietMs) this.probing = true;
+    if ((!this.learned || this.probing) && this.awaitingRecent(t)) {
       // One request at a time until a response tells the limit (at the start) or how full the
       // server is. Responses and releases wake us; the timeout is a safety net.
       return { ok: false, waitMs: this.windowMs };
@@ -417,8 +431,12 @@ export class RateLimiter {
     return { ok: true };
   }
 
-  /** Wait imposed by pacing (see the header); 0 during the first window. */
-  private paceWait(t: number, budget: number): number {
+  /** Wait imposed by pacing (see the header); 0 during the first window and when not pacing. */
+  private paceWait(t: number, budget: number, foreign: number): number {
+    if (this.pace === 'never' || (this.pace === 'auto' && foreign < 1)) {
+      this.tokens = Number.NaN;
+      return 0;
+    }
     if (this.firstSendAt === undefined || t - this.firstSendAt < this.windowMs || budget <= 0) return 0;
     const rate = budget / this.windowMs;
     if (Number.isNaN(this.tokens)) {
@@ -429,6 +447,12 @@ export class RateLimiter {
     this.tokensAt = t;
     // (a tolerance, or float rounding could make us wake up for ever-smaller waits)
     return this.tokens >= 1 - 1e-6 ? 0 : Math.max(1, (1 - this.tokens) / rate);
+  }
+
+  /** A request sent within the last window is still unanswered (older ones tell nothing soon). */
+  private awaitingRecent(t: number): boolean {
+    for (const rec of this.pending.values()) if (rec.t > t - this.windowMs) return true;
+    return false;
   }
 
   private record(t: number): Ticket {

@@ -1,0 +1,499 @@
+import { describe, expect, it } from 'vitest';
+import { RateLimiter, type Clock, type Ticket } from '../src/api/rate-limiter.js';
+
+// ---- a discrete-event fake clock -------------------------------------------------------------
+
+interface Timer {
+  at: number;
+  seq: number;
+  fire: () => void;
+}
+
+const flush = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+class FakeClock implements Clock {
+  t = 0;
+  private seq = 0;
+  private timers: Timer[] = [];
+
+  now(): number {
+    return this.t;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (signal?.aborted) {
+        resolve();
+        return;
+      }
+      const timer: Timer = {
+        at: this.t + Math.max(0, ms),
+        seq: this.seq++,
+        fire: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = (): void => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        resolve();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.timers.push(timer);
+    });
+  }
+
+  /** Fires timers in time order until `end`, letting all promise chains settle after each. */
+  async runUntil(end: number): Promise<void> {
+    for (;;) {
+      await flush();
+      let next: Timer | undefined;
+      for (const x of this.timers) {
+        if (!next || x.at < next.at || (x.at === next.at && x.seq < next.seq)) next = x;
+      }
+      if (!next || next.at > end) {
+        this.t = Math.max(this.t, end);
+        await flush();
+        return;
+      }
+      this.timers = this.timers.filter((x) => x !== next);
+      this.t = Math.max(this.t, next.at);
+      next.fire();
+    }
+  }
+}
+
+// ---- a simulated server: rolling window per key, counts accepted requests ----------------------
+
+interface Arrival {
+  t: number;
+  who: 'us' | 'other';
+  status: number;
+}
+
+class SimServer {
+  accepted: number[] = [];
+  log: Arrival[] = [];
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+  ) {}
+
+  arrive(t: number, who: 'us' | 'other'): { status: number; limit: number; remaining: number; retryAfterMs: number } {
+    this.accepted = this.accepted.filter((a) => a > t - this.windowMs);
+    if (this.accepted.length >= this.limit) {
+      this.log.push({ t, who, status: 429 });
+      const retryAfterMs = Math.ceil((this.accepted[0]! + this.windowMs - t) / 1000) * 1000;
+      return { status: 429, limit: this.limit, remaining: 0, retryAfterMs };
+    }
+    this.accepted.push(t);
+    this.log.push({ t, who, status: 200 });
+    return { status: 200, limit: this.limit, remaining: this.limit - this.accepted.length, retryAfterMs: 0 };
+  }
+}
+
+/** Deterministic PRNG so failures reproduce. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let x = s;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface RunOptions {
+  limit: number;
+  windowMs: number;
+  workers: number;
+  durationMs: number;
+  latency: [number, number];
+  /** send→arrival delay range (the guard must absorb its variation) */
+  arrivalDelay?: [number, number];
+  maxRpm?: number;
+  initialLimit?: number;
+  seed?: number;
+  /**
+   * A foreign client on the same key, from `start`: either one request every `everyMs` (± jitter),
+   * or, with `rpm`, like the simulator's: a timer every min(1 s, 60 s / rpm) sends what is due.
+   */
+  other?: { start: number; everyMs?: number; jitterMs?: number; rpm?: number };
+  /** when our workers start */
+  ourStart?: number;
+}
+
+async function simulate(o: RunOptions): Promise<{
+  clock: FakeClock;
+  limiter: RateLimiter;
+  server: SimServer;
+  sends: number[];
+  ours: Arrival[];
+  others: Arrival[];
+}> {
+  const clock = new FakeClock();
+  const rand = rng(o.seed ?? 1);
+  const server = new SimServer(o.limit, o.windowMs);
+  const limiter = new RateLimiter({
+    clock,
+    windowMs: o.windowMs,
+    ...(o.maxRpm !== undefined ? { maxRpm: o.maxRpm } : {}),
+    ...(o.initialLimit !== undefined ? { initialLimit: o.initialLimit } : {}),
+  });
+  const sends: number[] = [];
+  const end = o.durationMs;
+  const between = (r: [number, number]): number => r[0] + rand() * (r[1] - r[0]);
+
+  const worker = async (): Promise<void> => {
+    if (o.ourStart) await clock.sleep(o.ourStart);
+    while (clock.now() < end) {
+      const ticket: Ticket = await limiter.acquire();
+      if (clock.now() >= end) return;
+      sends.push(ticket.sentAt);
+      await clock.sleep(between(o.arrivalDelay ?? [0, 3]));
+      const r = server.arrive(clock.now(), 'us');
+      await clock.sleep(between(o.latency));
+      limiter.observe(ticket, { limit: r.limit, remaining: r.remaining, status: r.status });
+      if (r.status === 429) limiter.pauseUntil(clock.now() + r.retryAfterMs);
+    }
+  };
+  const other = async (): Promise<void> => {
+    const f = o.other;
+    if (!f) return;
+    await clock.sleep(f.start);
+    if (f.rpm !== undefined) {
+      const t0 = clock.now();
+      const rpm = f.rpm;
+      let done = 0;
+      while (clock.now() < end) {
+        await clock.sleep(Math.min(1000, 60_000 / rpm) + rand() * 2);
+        const due = Math.floor(((clock.now() - t0) * rpm) / 60_000) - done;
+        for (let i = 0; i < due; i++, done++) server.arrive(clock.now(), 'other');
+      }
+      return;
+    }
+    const every = f.everyMs ?? 4000;
+    while (clock.now() < end) {
+      server.arrive(clock.now(), 'other');
+      const j = f.jitterMs ?? 0;
+      await clock.sleep(every + (j ? (rand() * 2 - 1) * j : 0));
+    }
+  };
+  const all = [other(), ...Array.from({ length: o.workers }, () => worker())];
+  await clock.runUntil(end + 10 * o.windowMs);
+  // workers blocked in acquire() after `end` never return; that is fine for a simulation
+  void all;
+  return {
+    clock,
+    limiter,
+    server,
+    sends,
+    ours: server.log.filter((a) => a.who === 'us'),
+    others: server.log.filter((a) => a.who === 'other'),
+  };
+}
+
+/** Largest number of timestamps inside any half-open window (t − w, t]. */
+function maxInWindow(ts: number[], w: number): number {
+  const s = [...ts].sort((a, b) => a - b);
+  let best = 0;
+  let lo = 0;
+  for (let hi = 0; hi < s.length; hi++) {
+    while (s[lo]! <= s[hi]! - w) lo++;
+    best = Math.max(best, hi - lo + 1);
+  }
+  return best;
+}
+
+function countIn(ts: number[], from: number, to: number): number {
+  return ts.filter((t) => t >= from && t < to).length;
+}
+
+// ---- tests -----------------------------------------------------------------------------------
+
+const W = 60_000;
+const throttledOf = (a: Arrival[]): number => a.filter((x) => x.status === 429).length;
+
+describe('RateLimiter (fake clock)', () => {
+  it('never puts more than the budget into any rolling window over long runs with random latencies', async () => {
+    for (const seed of [7, 8, 9]) {
+      const { sends, ours } = await simulate({
+        limit: 60,
+        windowMs: W,
+        workers: 32,
+        durationMs: 12 * W,
+        latency: [20, 3000],
+        arrivalDelay: [0, 15],
+        seed,
+      });
+      expect(sends.length).toBeGreaterThan(600);
+      expect(maxInWindow(sends, W)).toBeLessThanOrEqual(60);
+      // the server, counting arrivals, saw no more either: zero 429s
+      expect(throttledOf(ours)).toBe(0);
+      expect(maxInWindow(ours.map((a) => a.t), W)).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it('uses at least 0.97 of the budget when nothing else competes', async () => {
+    const windows = 10;
+    const { sends } = await simulate({ limit: 60, windowMs: W, workers: 16, durationMs: windows * W, latency: [200, 1500], seed: 3 });
+    expect(sends.length).toBeGreaterThanOrEqual(Math.ceil(0.97 * 60 * windows));
+    expect(sends.length).toBeLessThanOrEqual(60 * windows);
+    // and in every window after the first, not just on average
+    for (let k = 1; k < windows; k++) {
+      expect(countIn(sends, k * W, (k + 1) * W)).toBeGreaterThanOrEqual(Math.floor(0.97 * 60));
+    }
+  });
+
+  it('sends 60 per minute with 1.5 s latency and four callers (sends are spaced, not requests)', async () => {
+    const { sends } = await simulate({ limit: 60, windowMs: W, workers: 4, durationMs: 5 * W, latency: [1500, 1500], seed: 5 });
+    for (let k = 1; k < 5; k++) expect(countIn(sends, k * W, (k + 1) * W)).toBeGreaterThanOrEqual(58);
+  });
+
+  it('learns a lower server limit from the first response before bursting', async () => {
+    const w = 3000;
+    const { sends, ours, limiter } = await simulate({ limit: 30, windowMs: w, workers: 16, durationMs: 10 * w, latency: [5, 80], seed: 11 });
+    expect(throttledOf(ours)).toBe(0);
+    expect(maxInWindow(sends, w)).toBeLessThanOrEqual(30);
+    expect(sends[1]! - sends[0]!).toBeGreaterThanOrEqual(5); // the second waited for the first answer
+    expect(sends.length).toBeGreaterThanOrEqual(Math.floor(0.95 * 30 * 10));
+    expect(limiter.stats().limit).toBe(30);
+  });
+
+  it('adapts to a foreign client spending 15/min of a 60/min budget', async () => {
+    const start = W; // the other integration has been running for a window when we start
+    const windows = 6;
+    for (const seed of [13, 14, 15]) {
+      const { ours, others, sends, limiter } = await simulate({
+        limit: 60,
+        windowMs: W,
+        workers: 16,
+        durationMs: start + windows * W,
+        latency: [100, 1500],
+        other: { start: 0, everyMs: 4000 },
+        ourStart: start,
+        seed,
+      });
+      expect(throttledOf(ours)).toBeLessThanOrEqual(1);
+      // everything the other client sent was accepted: the combined count never exceeded the limit
+      expect(throttledOf(others)).toBe(0);
+      expect(maxInWindow([...ours, ...others].map((a) => a.t), W)).toBeLessThanOrEqual(60);
+      // our share: at least 0.97 × (60 − 15) per window
+      for (let k = 1; k < windows; k++) {
+        const from = start + k * W;
+        expect(countIn(sends, from, from + W)).toBeGreaterThanOrEqual(Math.floor(0.97 * 45));
+      }
+      expect(limiter.stats().foreign).toBe(15);
+    }
+  });
+
+  it('lets a foreign client that starts with us in, unseen at first, and is throttled at most once', async () => {
+    // [seed, the other client's rpm, the window from which it is never rejected]
+    for (const [seed, rpm, settled] of [[21, 15, 4], [22, 15, 4], [23, 30, 5]] as const) {
+      const windows = 7;
+      const { ours, others, sends } = await simulate({
+        limit: 60,
+        windowMs: W,
+        workers: 16,
+        durationMs: windows * W,
+        latency: [100, 1500],
+        other: { start: 0, rpm },
+        seed,
+      });
+      expect(throttledOf(ours)).toBeLessThanOrEqual(1);
+      // Our first window goes out before the other client shows. Once seen, our sends are paced
+      // and one slot is always free: it is let in, and within a few windows gets all it asks for.
+      expect(throttledOf(others.filter((a) => a.t >= settled * W))).toBe(0);
+      // we take the rest, less the reserved slot and at most one for the other client's wobble
+      for (let k = settled; k < windows; k++) {
+        expect(countIn(sends, k * W, (k + 1) * W)).toBeGreaterThanOrEqual(60 - rpm - 2);
+      }
+    }
+  });
+
+  it('adapts to a jittery foreign client without being throttled more than once', async () => {
+    const start = W;
+    for (const seed of [17, 18]) {
+      const { ours, others } = await simulate({
+        limit: 60,
+        windowMs: W,
+        workers: 16,
+        durationMs: start + 6 * W,
+        latency: [100, 1500],
+        other: { start: 0, everyMs: 4000, jitterMs: 300 },
+        ourStart: start,
+        seed,
+      });
+      expect(throttledOf(ours)).toBeLessThanOrEqual(1);
+      const ourShare = ours.filter((a) => a.t >= start + W && a.status === 200).length / 5;
+      expect(ourShare).toBeGreaterThanOrEqual(0.97 * 44);
+      expect(throttledOf(others.filter((a) => a.t >= start + W))).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('honours a maxRpm cap below the server limit', async () => {
+    const { sends } = await simulate({ limit: 60, windowMs: W, workers: 8, durationMs: 6 * W, latency: [50, 500], maxRpm: 20, seed: 19 });
+    expect(maxInWindow(sends, W)).toBeLessThanOrEqual(20);
+    expect(sends.length).toBeGreaterThanOrEqual(Math.floor(0.97 * 20 * 6));
+  });
+
+  it('alone, refills each slot as it leaves; beside another client, spreads sends after the first window', async () => {
+    // alone: the first window's burst repeats every window, full budget each time
+    const alone = await simulate({ limit: 60, windowMs: W, workers: 32, durationMs: 4 * W, latency: [10, 20], seed: 31 });
+    expect(countIn(alone.sends, 0, 5000)).toBeGreaterThanOrEqual(55);
+    expect(countIn(alone.sends, 2 * W, 2 * W + 5000)).toBeGreaterThanOrEqual(55);
+    // beside another client (running before us), later windows are spread: no 10 s holds more
+    // than a sixth of our budget plus a small burst
+    const shared = await simulate({
+      limit: 60,
+      windowMs: W,
+      workers: 32,
+      durationMs: 5 * W,
+      latency: [10, 20],
+      other: { start: 0, everyMs: 6000 },
+      ourStart: W,
+      seed: 32,
+    });
+    const later = shared.sends.filter((t) => t >= 3 * W);
+    expect(later.length).toBeGreaterThan(80);
+    expect(maxInWindow(later, 10_000)).toBeLessThanOrEqual(Math.ceil(49 / 6) + 3);
+    expect(throttledOf(shared.ours)).toBe(0);
+  });
+
+  it('after a 429 it pauses, then lets one request find out before the others follow', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock, windowMs: W });
+    const first = limiter.acquire();
+    await clock.runUntil(0);
+    limiter.observe(await first, { limit: 60, remaining: 59 });
+    const a = await (async () => {
+      const p = limiter.acquire();
+      await clock.runUntil(100);
+      return p;
+    })();
+    // the server says it is full (another client used it up)
+    limiter.observe(a, { limit: 60, remaining: 0, status: 429 });
+    limiter.pauseUntil(clock.now() + 5000);
+    const times: number[] = [];
+    const tickets: Ticket[] = [];
+    for (let i = 0; i < 3; i++) {
+      void limiter.acquire().then((t) => {
+        times.push(t.sentAt);
+        tickets.push(t);
+      });
+    }
+    await clock.runUntil(20_000);
+    expect(times).toHaveLength(1);
+    expect(times[0]).toBeGreaterThanOrEqual(5100);
+    expect(limiter.stats().rejected).toBe(1);
+    // its answer: 42 counted, 2 of them ours (the first and this one; the 429 was not counted),
+    // so 40 foreign. The others go, within the smaller budget.
+    limiter.observe(tickets[0]!, { limit: 60, remaining: 18 });
+    await clock.runUntil(21_000);
+    expect(times).toHaveLength(3);
+    const st = limiter.stats();
+    expect(st.foreign).toBe(40);
+    expect(st.budget).toBe(19);
+  });
+
+  it('pauseUntil holds every sender until the given time', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock, windowMs: 1000, initialLimit: 100 });
+    limiter.pauseUntil(5000);
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      void limiter.acquire().then((t) => {
+        times.push(t.sentAt);
+        limiter.observe(t, { limit: 100, remaining: 99 - i });
+      });
+    }
+    await clock.runUntil(4999);
+    expect(times).toEqual([]);
+    await clock.runUntil(6000);
+    expect(times).toHaveLength(3);
+    for (const t of times) expect(t).toBeGreaterThanOrEqual(5000);
+    // an earlier pauseUntil does not shorten a later one
+    limiter.pauseUntil(9000);
+    limiter.pauseUntil(7000);
+    let at = -1;
+    void limiter.acquire().then((t) => (at = t.sentAt));
+    await clock.runUntil(10_000);
+    expect(at).toBe(9000);
+  });
+
+  it('serves waiters first in, first out, and drops aborted ones without spending budget', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock, windowMs: 1000, initialLimit: 1, guardMs: 1 });
+    const got: string[] = [];
+    const take = (name: string, signal?: AbortSignal): Promise<void> =>
+      limiter.acquire(signal).then(
+        (t) => {
+          got.push(`${name}@${t.sentAt}`);
+          limiter.observe(t, { limit: 1, remaining: 0 });
+        },
+        () => {
+          got.push(`${name} aborted`);
+        },
+      );
+    const ctl = new AbortController();
+    const all = [take('a'), take('b', ctl.signal), take('c'), take('d'), take('e')];
+    await clock.runUntil(500);
+    ctl.abort();
+    await clock.runUntil(10_000);
+    await Promise.all(all);
+    expect(got).toEqual(['a@0', 'b aborted', 'c@1001', 'd@2002', 'e@3003']);
+    expect(limiter.stats().sent).toBe(4);
+    // an already-aborted signal rejects at once
+    await expect(limiter.acquire(AbortSignal.abort())).rejects.toBeDefined();
+  });
+
+  it('sleeps exactly until the oldest send leaves the window', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock, windowMs: 1000, initialLimit: 3, guardMs: 1, minSpacingMs: 0 });
+    const got: number[] = [];
+    const go = (): void => {
+      void limiter.acquire().then((t) => {
+        got.push(t.sentAt);
+        limiter.observe(t, { limit: 3, remaining: 3 - got.length });
+      });
+    };
+    go();
+    await clock.runUntil(10);
+    go();
+    await clock.runUntil(20);
+    go();
+    await clock.runUntil(30);
+    go();
+    await clock.runUntil(3000);
+    expect(got).toEqual([0, 10, 20, 1001]);
+  });
+
+  it('keeps sends at least minSpacingMs apart, so the server sees them in order', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock, windowMs: W });
+    expect(limiter.minSpacingMs).toBe(20);
+    const got: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      void limiter.acquire().then((t) => {
+        got.push(t.sentAt);
+        limiter.observe(t, { limit: 60, remaining: 59 - i });
+      });
+    }
+    await clock.runUntil(1000);
+    expect(got).toEqual([0, 20, 40, 60, 80]);
+  });
+
+  it('reports stats: sent, limit, foreign estimate, reserve and budget', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock, windowMs: W });
+    const p = limiter.acquire();
+    await clock.runUntil(0);
+    // the server counted 10 requests including ours: 9 are foreign
+    limiter.observe(await p, { limit: 60, remaining: 50 });
+    expect(limiter.stats()).toMatchObject({ sent: 1, inWindow: 1, inFlight: 0, limit: 60, foreign: 9, reserve: 1, budget: 50 });
+    // a window later the sample is gone, but is kept as the guess until a new answer comes
+    await clock.runUntil(W + 100);
+    expect(limiter.stats()).toMatchObject({ inWindow: 0, foreign: 9 });
+  });
+});
