@@ -8,6 +8,7 @@
 // - Redirects are never followed: the Authorization header must not reach another host.
 // - No error message ever contains the API key.
 
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import type { ItemResponse, ListMeta, ListResponse, Space } from './types.js';
@@ -187,6 +188,17 @@ class AttemptTimeout extends Error {
 }
 
 /** FIFO counting semaphore: a request holds a slot from before its send until its body is read. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text, or null when it is not UTF-8 (a lossy decode would corrupt stored text). */
+function decodeUtf8(buf: Buffer): string | null {
+  try {
+    return strictUtf8.decode(buf);
+  } catch {
+    return null;
+  }
+}
+
 class Slots {
   private free: number;
   private readonly waiters: (() => void)[] = [];
@@ -272,6 +284,8 @@ export class ApiClient {
         ...(opts.maxRpm !== undefined ? { maxRpm: opts.maxRpm } : {}),
       });
     this.slots = new Slots(concurrency);
+    // Every request in flight listens for close(): hundreds at once is by design, not a leak.
+    setMaxListeners(0, this.closing.signal);
     this.agent = new Agent({
       connections: concurrency,
       pipelining: 1,
@@ -548,7 +562,15 @@ export class ApiClient {
       if (declared !== undefined && buf.length !== declared) {
         return { kind: 'retry', reason: `truncated body (${buf.length} of ${declared} bytes)`, code: 'truncated', status };
       }
-      const text = buf.toString('utf8');
+      const text = decodeUtf8(buf);
+      if (text === null) {
+        throw new ApiError(`GET ${shown}: response body is not valid UTF-8; refused`, {
+          status,
+          code: 'invalid_utf8',
+          method: 'GET',
+          path: shown,
+        });
+      }
       const contentType = headerString(res.headers['content-type']) ?? '';
 
       if (status >= 500 || status === 408) {

@@ -2,6 +2,7 @@
 // (flags end up in shell history and process listings).
 
 import { readFileSync } from 'node:fs';
+import { parseBaseUrl } from '../api/client.js';
 
 export interface ApiSettings {
   baseUrl: string;
@@ -15,38 +16,14 @@ export class SettingsError extends Error {
   }
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
-
-function isLoopback(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
-
 /** The API's base URL, checked: http(s), ending in /api/v1, https unless on loopback. */
 export function checkBaseUrl(input: string): string {
-  let url: URL;
   try {
-    url = new URL(input.trim());
-  } catch {
-    throw new SettingsError(
-      `base URL ${JSON.stringify(input)} is not a URL: set CONVODUCK_BASE_URL (or --base-url) to e.g. https://api.example.com/api/v1`,
-    );
+    const url = parseBaseUrl(input);
+    return `${url.origin}${url.pathname}`;
+  } catch (err) {
+    throw new SettingsError(`${(err as Error).message}; set CONVODUCK_BASE_URL or --base-url`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new SettingsError(`base URL must start with https:// (got ${url.protocol}//)`);
-  }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new SettingsError(
-      `base URL ${url.origin} uses http:// off this machine: use https:// (plain http is allowed only for 127.0.0.1/localhost, e.g. the simulator)`,
-    );
-  }
-  const path = url.pathname.replace(/\/+$/, '');
-  if (!path.endsWith('/api/v1')) {
-    throw new SettingsError(`base URL ${JSON.stringify(input)} must end with /api/v1 (the API's version segment)`);
-  }
-  if (url.username || url.password || url.search || url.hash) {
-    throw new SettingsError('base URL must not carry credentials, a query or a fragment: pass the key via CONVODUCK_API_KEY');
-  }
-  return `${url.origin}${path}`;
 }
 
 /** A key looks like `np_…` and is one line of printable characters. */

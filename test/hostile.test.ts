@@ -1,0 +1,89 @@
+// Broken and hostile detail responses: each is a clear recorded error for that conversation,
+// the run goes on, a body that was valid JSON is kept raw, and nothing else is affected.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOSTILE_KINDS, startSimulator, type HostileKind, type Simulator } from '../src/simulator/index.js';
+import { sync, type SyncSummary } from '../src/crawler/sync.js';
+import { Database } from '../src/store/database.js';
+import { expectStoreMatches } from './support/store-vs-simulator.js';
+
+let sim: Simulator;
+let dir: string;
+let dbPath: string;
+let summary: SyncSummary;
+const broken = new Map<HostileKind, string>();
+
+/** Kinds whose body is valid JSON that DuckDB can hold: kept raw, marked unusable. */
+const KEPT_RAW: HostileKind[] = ['transcript_object', 'bad_date', 'string_number'];
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 51, conversations: 300, rateLimit: 100_000 });
+  dir = mkdtempSync(join(tmpdir(), 'convoduck-hostile-'));
+  dbPath = join(dir, 'hostile.duckdb');
+  const finished = sim.dataset.conversations.filter((c) => c.outcome !== null);
+  HOSTILE_KINDS.forEach((kind, i) => {
+    const id = finished[10 + i * 7]!.id;
+    broken.set(kind, id);
+    sim.breakConversation(id, kind);
+  });
+  summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, timeoutMs: 1_500, maxRetries: 1 });
+}, 120_000);
+
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('hostile responses', () => {
+  it('finish the run with one recorded error per broken conversation', async () => {
+    expect(summary.status).toBe('errors');
+    expect(summary.detailsFetched).toBe(300 - broken.size);
+    const db = await Database.open(dbPath, { readOnly: true });
+    const errors = await db.all<{ conversation_id: string; message: string }>(
+      `SELECT conversation_id, message FROM sync_errors WHERE stage = 'detail' ORDER BY conversation_id`,
+    );
+    db.close();
+    expect(new Set(errors.map((e) => e.conversation_id))).toEqual(new Set(broken.values()));
+    const messageOf = (kind: HostileKind) => errors.find((e) => e.conversation_id === broken.get(kind))!.message;
+    expect(messageOf('transcript_object')).toMatch(/transcript is not an array/);
+    expect(messageOf('bad_date')).toMatch(/started_at/);
+    expect(messageOf('string_number')).toMatch(/message_count/);
+    expect(messageOf('deep')).toMatch(/nest/);
+    expect(messageOf('invalid_utf8')).toMatch(/UTF-8/);
+    expect(messageOf('huge')).toMatch(/limit|too large|refused/i);
+    expect(messageOf('trickle')).toMatch(/timed out|timeout/i);
+    expect(messageOf('html200')).toMatch(/not JSON|html/i);
+    expect(messageOf('redirect')).toMatch(/redirect/);
+    for (const e of errors) {
+      expect(e.message).not.toContain(sim.apiKey);
+      expect(e.message.split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('never follows a redirect with the Authorization header', () => {
+    expect(sim.leakedAuthorization).toEqual([]);
+  });
+
+  it('keeps bodies that were valid JSON raw, marked unusable, and derives nothing from them', async () => {
+    const db = await Database.open(dbPath, { readOnly: true });
+    const raw = await db.all<{ id: string; invalid_reason: string | null }>(
+      `SELECT id, invalid_reason FROM raw_conversations WHERE invalid_reason IS NOT NULL ORDER BY id`,
+    );
+    const turns = await db.one<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n FROM transcript_turns WHERE conversation_id IN (SELECT id FROM raw_conversations WHERE invalid_reason IS NOT NULL)`,
+    );
+    db.close();
+    expect(raw.map((r) => r.id).sort()).toEqual(KEPT_RAW.map((k) => broken.get(k)!).sort());
+    expect(turns?.n).toBe(0);
+  });
+
+  it('leaves every other conversation exact, and fetches the broken ones again once they heal', async () => {
+    for (const id of broken.values()) sim.breakConversation(id, null);
+    const again = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
+    expect(again.status).toBe('ok');
+    expect(again.detailsFetched).toBe(broken.size + sim.dataset.conversations.filter((c) => c.outcome === null).length);
+    await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
+  });
+});
