@@ -464,7 +464,8 @@ export class ApiClient {
   }
 
   private redact(text: string): string {
-    let out = text.replace(/Bearer\s+[^\s"',;]+/gi, `Bearer ${REDACTED}`);
+    // Anything shaped like a key goes, whoever sent it; prose such as "a Bearer token" stays.
+    let out = text.replace(/\bnp_[A-Za-z0-9_\-]{4,}/g, REDACTED);
     if (this.apiKey.length >= 4) out = out.split(this.apiKey).join(REDACTED);
     return out;
   }
