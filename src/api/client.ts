@@ -664,7 +664,7 @@ export class ApiClient {
     const body = parseErrorBody(text);
     const code = body?.code ?? `http_${status}`;
     const said = body?.message ? `: ${truncate(this.redact(body.message), 300)}` : '';
-    const head = this.redact(`GET ${shown}: ${status} ${code}${said}`);
+    const head = this.redact(`GET ${shown}: ${status} ${code}${said}`).replace(/[.\s]+$/, '');
     const init: ApiErrorInit = { status, code, method: 'GET', path: shown, body: body ?? undefined };
     if (status === 401) {
       return new AuthError(
