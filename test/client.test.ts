@@ -13,6 +13,7 @@ import {
 } from '../src/api/client.js';
 import type { ConversationSummary } from '../src/api/types.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../src/simulator/index.js';
+import { maxInRollingWindow } from './support/request-log.js';
 
 const KEY = 'np_test_secret_key_0123456789';
 
@@ -416,18 +417,6 @@ async function sim(opts: SimulatorOptions): Promise<Simulator> {
   return s;
 }
 
-/** Most timestamps inside any window (t − w, t]. */
-function maxInWindow(ts: number[], w: number): number {
-  const s = [...ts].sort((a, b) => a - b);
-  let best = 0;
-  let lo = 0;
-  for (let hi = 0; hi < s.length; hi++) {
-    while (s[lo]! <= s[hi]! - w) lo++;
-    best = Math.max(best, hi - lo + 1);
-  }
-  return best;
-}
-
 /** Conversation ids straight from the simulator's dataset (no request spent). */
 function conversationIds(s: Simulator, n: number): string[] {
   return s.dataset.conversations.slice(0, n).map((c) => c.id);
@@ -446,7 +435,7 @@ describe('ApiClient against the simulator', () => {
     expect(own).toHaveLength(71);
     expect(own.filter((r) => r.status === 429)).toHaveLength(0);
     expect(c.stats).toEqual({ requests: 71, throttled: 0, retries: 0 });
-    expect(maxInWindow(own.map((r) => r.t), windowMs)).toBeLessThanOrEqual(30);
+    expect(maxInRollingWindow(own.map((r) => r.t), windowMs)).toBeLessThanOrEqual(30);
     // and the budget was used: 71 requests at 29 per window take a little over two windows
     const span = own.at(-1)!.t - own[0]!.t;
     expect(span).toBeLessThan(3.2 * windowMs);
@@ -521,6 +510,6 @@ describe('ApiClient against the simulator', () => {
     for (let k = 0; k < whole; k++) {
       expect(times.filter((t) => t >= t0 + k * windowMs && t < t0 + (k + 1) * windowMs).length).toBeGreaterThanOrEqual(18);
     }
-    expect(maxInWindow(own.map((r) => r.t), windowMs)).toBeLessThanOrEqual(20);
+    expect(maxInRollingWindow(own.map((r) => r.t), windowMs)).toBeLessThanOrEqual(20);
   }, 20_000);
 });

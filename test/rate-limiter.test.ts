@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter, type Clock, type Ticket } from '../src/api/rate-limiter.js';
+import { maxInRollingWindow } from './support/request-log.js';
 
 // ---- a discrete-event fake clock -------------------------------------------------------------
 
@@ -194,18 +195,6 @@ async function simulate(o: RunOptions): Promise<{
   };
 }
 
-/** Largest number of timestamps inside any half-open window (t − w, t]. */
-function maxInWindow(ts: number[], w: number): number {
-  const s = [...ts].sort((a, b) => a - b);
-  let best = 0;
-  let lo = 0;
-  for (let hi = 0; hi < s.length; hi++) {
-    while (s[lo]! <= s[hi]! - w) lo++;
-    best = Math.max(best, hi - lo + 1);
-  }
-  return best;
-}
-
 function countIn(ts: number[], from: number, to: number): number {
   return ts.filter((t) => t >= from && t < to).length;
 }
@@ -228,10 +217,10 @@ describe('RateLimiter (fake clock)', () => {
         seed,
       });
       expect(sends.length).toBeGreaterThan(600);
-      expect(maxInWindow(sends, W)).toBeLessThanOrEqual(60);
+      expect(maxInRollingWindow(sends, W)).toBeLessThanOrEqual(60);
       // the server, counting arrivals, saw no more either: zero 429s
       expect(throttledOf(ours)).toBe(0);
-      expect(maxInWindow(ours.map((a) => a.t), W)).toBeLessThanOrEqual(60);
+      expect(maxInRollingWindow(ours.map((a) => a.t), W)).toBeLessThanOrEqual(60);
     }
   });
 
@@ -255,7 +244,7 @@ describe('RateLimiter (fake clock)', () => {
     const w = 3000;
     const { sends, ours, limiter } = await simulate({ limit: 30, windowMs: w, workers: 16, durationMs: 10 * w, latency: [5, 80], seed: 11 });
     expect(throttledOf(ours)).toBe(0);
-    expect(maxInWindow(sends, w)).toBeLessThanOrEqual(30);
+    expect(maxInRollingWindow(sends, w)).toBeLessThanOrEqual(30);
     expect(sends[1]! - sends[0]!).toBeGreaterThanOrEqual(5); // the second waited for the first answer
     expect(sends.length).toBeGreaterThanOrEqual(Math.floor(0.95 * 30 * 10));
     expect(limiter.stats().limit).toBe(30);
@@ -278,7 +267,7 @@ describe('RateLimiter (fake clock)', () => {
       expect(throttledOf(ours)).toBeLessThanOrEqual(1);
       // everything the other client sent was accepted: the combined count never exceeded the limit
       expect(throttledOf(others)).toBe(0);
-      expect(maxInWindow([...ours, ...others].map((a) => a.t), W)).toBeLessThanOrEqual(60);
+      expect(maxInRollingWindow([...ours, ...others].map((a) => a.t), W)).toBeLessThanOrEqual(60);
       // our share: at least 0.97 × (60 − 15) per window
       for (let k = 1; k < windows; k++) {
         const from = start + k * W;
@@ -334,7 +323,7 @@ describe('RateLimiter (fake clock)', () => {
 
   it('honours a maxRpm cap below the server limit', async () => {
     const { sends } = await simulate({ limit: 60, windowMs: W, workers: 8, durationMs: 6 * W, latency: [50, 500], maxRpm: 20, seed: 19 });
-    expect(maxInWindow(sends, W)).toBeLessThanOrEqual(20);
+    expect(maxInRollingWindow(sends, W)).toBeLessThanOrEqual(20);
     expect(sends.length).toBeGreaterThanOrEqual(Math.floor(0.97 * 20 * 6));
   });
 
@@ -357,7 +346,7 @@ describe('RateLimiter (fake clock)', () => {
     });
     const later = shared.sends.filter((t) => t >= 3 * W);
     expect(later.length).toBeGreaterThan(80);
-    expect(maxInWindow(later, 10_000)).toBeLessThanOrEqual(Math.ceil(49 / 6) + 3);
+    expect(maxInRollingWindow(later, 10_000)).toBeLessThanOrEqual(Math.ceil(49 / 6) + 3);
     expect(throttledOf(shared.ours)).toBe(0);
   });
 
