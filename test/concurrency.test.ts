@@ -1,0 +1,54 @@
+// One sync per database; readers (report, query, status) work while it runs.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../src/simulator/index.js';
+import { expectStoreMatches } from './support/store-vs-simulator.js';
+import { runCli, startCli } from './support/cli.js';
+
+let sim: Simulator;
+let dir: string;
+
+beforeAll(async () => {
+  // Slow details keep the sync running for several seconds.
+  sim = await startSimulator({ seed: 71, conversations: 500, rateLimit: 100_000, latency: { detailMs: 400 } });
+  dir = mkdtempSync(join(tmpdir(), 'convoduck-concurrency-'));
+});
+
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a sync and other commands on one database', () => {
+  it('refuses a second sync at once, and lets report, query and status read in between batches', async () => {
+    const dbPath = join(dir, 'shared.duckdb');
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
+    const running = startCli(['sync'], env);
+    const started = Date.now();
+    while (sim.requestLog.filter((r) => r.kind === 'conversation_detail').length < 50 && Date.now() - started < 30_000) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+
+    const second = await runCli(['sync'], env);
+    expect(second.code).toBe(2);
+    expect(second.stderr.trim()).toMatch(/^convoduck: another convoduck sync \(pid \d+\) is already writing this database/);
+
+    const [report, query, status] = await Promise.all([
+      runCli(['report', 'outcomes', 'coverage', '--out', join(dir, 'reports')], env),
+      runCli(['query', '--format', 'json', 'SELECT count(*) AS n FROM conversations'], env),
+      runCli(['status', '--json'], env),
+    ]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(readdirSync(join(dir, 'reports')).sort()).toEqual(['coverage.csv', 'outcomes.csv']);
+    expect(query.code, query.stderr).toBe(0);
+    expect((JSON.parse(query.stdout) as { n: number }[])[0]!.n).toBe(500);
+    expect(status.code, status.stderr).toBe(0);
+    expect(running.child.exitCode, 'the sync should still be running while the readers ran').toBeNull();
+
+    const done = await running.done;
+    expect(done.code, done.stderr).toBe(0);
+    await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
+  }, 90_000);
+});
