@@ -2,7 +2,7 @@
 // moment leaves the database at the end of a whole page or batch, never halfway through one.
 
 import type { Database } from './database.js';
-import { deriveChildRows, deriveConversationRows } from './derive.js';
+import { deriveChildRows, deriveConversationRows, inScope, scopeParams, type Scope } from './derive.js';
 
 export interface ListedConversation {
   id: string;
@@ -49,13 +49,14 @@ async function stage(db: Database, name: string, columns: string[], rows: (strin
   }
 }
 
-async function stageBatchIds(db: Database, ids: string[]): Promise<void> {
-  await stage(
-    db,
-    '_batch_ids',
-    ['id'],
-    ids.map((id) => [id]),
-  );
+/**
+ * Deletes the rows of `table` whose id is in the batch, before the batch's rows are inserted: the
+ * same result as INSERT OR REPLACE, which DuckDB implements for existing keys with a scan of every
+ * stored row (measured on 100,000 stored details: 0.47 s and +0.45 GB of memory for a batch of
+ * 100, against 18 ms for this delete by primary key and a plain insert).
+ */
+async function replaceRows(db: Database, table: 'raw_listed_conversations' | 'raw_conversations', batch: Scope): Promise<void> {
+  await db.run(`DELETE FROM ${table} WHERE ${inScope(batch, 'id')}`, scopeParams(batch));
 }
 
 export async function saveListPage(
@@ -71,14 +72,17 @@ export async function saveListPage(
     ['id', 'body'],
     entries.map((e) => [e.id, e.body]),
   );
-  await stageBatchIds(db, entries.map((e) => e.id));
+  const batch: Scope = { ids: entries.map((e) => e.id) };
   await db.transaction(async () => {
+    // DELETE + INSERT rather than INSERT OR REPLACE: the same rows result, but DuckDB's OR REPLACE
+    // of existing keys scans the whole table (see replaceRows).
+    await replaceRows(db, 'raw_listed_conversations', batch);
     await db.run(
-      `INSERT OR REPLACE INTO raw_listed_conversations
+      `INSERT INTO raw_listed_conversations
        SELECT DISTINCT ON (id) id, ?, ?::TIMESTAMPTZ, body::JSON FROM _listed`,
       [space, listedAt.toISOString()],
     );
-    await deriveConversationRows(db, 'batch');
+    await deriveConversationRows(db, batch);
   });
 }
 
@@ -96,19 +100,21 @@ export async function saveDetails(
     ['id', 'fetched_at', 'body', 'invalid_reason'],
     details.map((d) => [d.id, d.fetchedAt.toISOString(), d.body, d.invalidReason]),
   );
-  await stageBatchIds(db, details.map((d) => d.id));
+  const batch: Scope = { ids: details.map((d) => d.id) };
   await db.transaction(async () => {
     if (details.length > 0) {
       const refetched = await db.one<{ n: number }>(
-        `SELECT count(*)::INTEGER AS n FROM raw_conversations WHERE id IN (SELECT id FROM _batch_ids)`,
+        `SELECT count(*)::INTEGER AS n FROM raw_conversations WHERE ${inScope(batch, 'id')}`,
+        scopeParams(batch),
       );
+      if ((refetched?.n ?? 0) > 0) await replaceRows(db, 'raw_conversations', batch);
       await db.run(
-        `INSERT OR REPLACE INTO raw_conversations
+        `INSERT INTO raw_conversations
          SELECT DISTINCT ON (id) id, ?, fetched_at::TIMESTAMPTZ, body::JSON, invalid_reason FROM _details`,
         [space],
       );
-      await deriveConversationRows(db, 'batch');
-      await deriveChildRows(db, 'batch', (refetched?.n ?? 0) > 0);
+      await deriveConversationRows(db, batch);
+      await deriveChildRows(db, batch, (refetched?.n ?? 0) > 0);
     }
     await insertErrors(db, runId, errors);
     await updateRun(db, runId, counters);
