@@ -352,9 +352,11 @@ async function main(): Promise<void> {
     null,
     2,
   );
-  const file = join(dir, `bench-${settings.quick ? 'quick' : 'full'}-${stamp}.json`);
+  const partial = only.size === SECTIONS.length ? '' : `-${[...only].join('-')}`;
+  const file = join(dir, `bench-${settings.quick ? 'quick' : 'full'}${partial}-${stamp}.json`);
   writeFileSync(file, `${json}\n`);
-  writeFileSync(join(dir, `latest-${settings.quick ? 'quick' : 'full'}.json`), `${json}\n`);
+  // A partial run (--only) does not replace the latest complete one.
+  if (only.size === SECTIONS.length) writeFileSync(join(dir, `latest-${settings.quick ? 'quick' : 'full'}.json`), `${json}\n`);
   console.log(`figures as JSON: ${relative(process.cwd(), file)}`);
 }
 
