@@ -560,21 +560,8 @@ export class Dataset {
     }
 
     const all: ConversationRecord[] = [];
-    const makeRecord = (startMs: number, open: boolean): ConversationRecord => {
-      const idx = this.nextIdx++;
-      const skel = this.skeleton(idx, startMs, open);
-      const rec: ConversationRecord = {
-        idx,
-        id: flat(skel.id),
-        startMs,
-        open,
-        cutMs: open ? nowMs : startMs,
-        capMs: open ? null : nowMs,
-        summary: undefined as unknown as ConversationSummary,
-      };
-      rec.summary = this.assemble(rec, skel, false) as ConversationSummary;
-      return rec;
-    };
+    const makeRecord = (startMs: number, open: boolean): ConversationRecord =>
+      this.newRecord(startMs, open, open ? nowMs : startMs, open ? null : nowMs);
     for (let i = 0; i < finishedCount; i++) all.push(makeRecord(starts[i]!, false));
     for (const s of openStarts) all.push(makeRecord(s, true));
     all.sort(compareRecords);
@@ -606,6 +593,23 @@ export class Dataset {
     return [...this.open].sort(compareRecords);
   }
 
+  /** The next record (its index decides its content) with its summary assembled. */
+  private newRecord(startMs: number, open: boolean, cutMs: number, capMs: number | null): ConversationRecord {
+    const idx = this.nextIdx++;
+    const skel = this.skeleton(idx, startMs, open);
+    const rec: ConversationRecord = {
+      idx,
+      id: flat(skel.id),
+      startMs,
+      open,
+      cutMs,
+      capMs,
+      summary: undefined as unknown as ConversationSummary,
+    };
+    rec.summary = this.assemble(rec, skel, false) as ConversationSummary;
+    return rec;
+  }
+
   /**
    * Adds a conversation that started at `startedAt` (rounded down to the second).
    * open (default true): in progress, only the greeting so far. open false: finished,
@@ -615,18 +619,7 @@ export class Dataset {
     const open = opts.open ?? true;
     const startMs = Math.floor(startedAt.getTime() / 1000) * 1000;
     if (!Number.isFinite(startMs)) throw new Error('addConversation: invalid date');
-    const idx = this.nextIdx++;
-    const skel = this.skeleton(idx, startMs, open);
-    const rec: ConversationRecord = {
-      idx,
-      id: flat(skel.id),
-      startMs,
-      open,
-      cutMs: startMs,
-      capMs: null,
-      summary: undefined as unknown as ConversationSummary,
-    };
-    rec.summary = this.assemble(rec, skel, false) as ConversationSummary;
+    const rec = this.newRecord(startMs, open, startMs, null);
     // Insert keeping newest-first order (binary search; arrivals usually go to index 0).
     let lo = 0;
     let hi = this.records.length;
