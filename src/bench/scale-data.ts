@@ -113,7 +113,7 @@ export async function generateScaleData(db: Database, n: number): Promise<ScaleC
       FROM g, range(message_count) r(seq)
       WHERE has_detail`);
 
-    // The detail bodies as the API sends them (the reports read data.outcome and data.ended_at; the
+    // The detail bodies as the API sends them (a report reads is_final and invalid_reason; the
     // transcript is there for a realistic body size).
     await db.run(`
       INSERT INTO raw_conversations
@@ -131,7 +131,8 @@ export async function generateScaleData(db: Database, n: number): Promise<ScaleC
                               ELSE 'Hi, I would like to know where my order is, I ordered it last week.' END,
                  'node_key': 'conversation'}),
                'tool_calls': [], 'node_path': [], 'recording_url': NULL}}),
-             NULL
+             NULL,
+             outcome IS NOT NULL
       FROM g
       WHERE has_detail`);
   });

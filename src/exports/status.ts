@@ -161,8 +161,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
        (SELECT count(*) FROM errored WHERE id NOT IN (SELECT id FROM usable))::BIGINT AS failing,
        -- the condition of pendingDetailIds (state.ts), counted rather than listed
        (SELECT count(*) FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
-          WHERE d.id IS NULL OR d.invalid_reason IS NOT NULL
-             OR (d.body->>'$.data.ended_at') IS NULL OR (d.body->>'$.data.outcome') IS NULL)::BIGINT AS pending`,
+          WHERE d.id IS NULL OR d.invalid_reason IS NOT NULL OR NOT coalesce(d.is_final, false))::BIGINT AS pending`,
   )) ?? {};
   const pending = num(d.pending);
   const listed = num(d.listed);

@@ -60,7 +60,7 @@ export const BASE_SQL: readonly string[] = [
      CASE
        WHEN c.detail_fetched_at IS NULL AND r.invalid_reason IS NOT NULL THEN 'invalid'
        WHEN c.detail_fetched_at IS NULL THEN 'missing'
-       WHEN (r.body->>'$.data.outcome') IS NULL OR (r.body->>'$.data.ended_at') IS NULL THEN 'in_progress'
+       WHEN NOT coalesce(r.is_final, false) THEN 'in_progress'
        ELSE 'stored'
      END AS detail_status
    FROM selected c

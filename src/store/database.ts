@@ -4,7 +4,7 @@
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { chmodSync, closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 export type Row = Record<string, unknown>;
@@ -24,6 +24,9 @@ export interface OpenOptions {
   lockTimeoutMs?: number;
 }
 
+/** Rows per row group in files convoduck writes (DuckDB's default is 122,880): see openWritable. */
+const WRITE_ROW_GROUP_SIZE = 2048;
+
 const LOCK_ERROR = /Could not set lock on file|Conflicting lock is held/i;
 
 export class Database {
@@ -39,18 +42,23 @@ export class Database {
       throw new StoreError(`database ${path} does not exist: run \`convoduck sync\` first or pass --db`);
     }
     if (existsSync(path)) assertDuckDbFile(path);
-    const isNew = !existsSync(path);
     const deadline = Date.now() + (options.lockTimeoutMs ?? 30_000);
+    const db = await Database.connect(path, readOnly, deadline);
+    if (readOnly && (await db.schemaVersion()) < SCHEMA_VERSION) {
+      // A database from an older convoduck: upgrade it (a writable open migrates), then read.
+      db.close();
+      (await Database.connect(path, false, deadline)).close();
+      return Database.connect(path, true, deadline);
+    }
+    return db;
+  }
+
+  private static async connect(path: string, readOnly: boolean, deadline: number): Promise<Database> {
+    const isNew = !existsSync(path);
     for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
+      let opened: { instance: DuckDBInstance; connection: DuckDBConnection };
       try {
-        const instance = await DuckDBInstance.create(path, readOnly ? { access_mode: 'READ_ONLY' } : {});
-        const connection = await instance.connect();
-        await connection.run(`SET TimeZone = 'UTC'`);
-        const db = new Database(path, instance, connection);
-        if (!readOnly) await db.migrate();
-        // Transcripts are personal data: a new database is readable by its owner only.
-        if (isNew && !readOnly) chmodSync(path, 0o600);
-        return db;
+        opened = readOnly ? await openReadOnly(path) : await openWritable(path);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (LOCK_ERROR.test(message) && Date.now() < deadline) {
@@ -62,6 +70,18 @@ export class Database {
         }
         throw new StoreError(`cannot open database ${path}: ${firstLine(message)}`);
       }
+      const db = new Database(path, opened.instance, opened.connection);
+      try {
+        await db.run(`SET TimeZone = 'UTC'`);
+        if (!readOnly) await db.migrate();
+      } catch (err) {
+        db.close();
+        if (err instanceof StoreError) throw err;
+        throw new StoreError(`cannot open database ${path}: ${firstLine(err instanceof Error ? err.message : String(err))}`);
+      }
+      // Transcripts are personal data: a new database is readable by its owner only.
+      if (isNew && !readOnly) chmodSync(path, 0o600);
+      return db;
     }
   }
 
@@ -112,18 +132,60 @@ export class Database {
     this.instance.closeSync();
   }
 
-  private async migrate(): Promise<void> {
-    await this.connection.run(SCHEMA_SQL);
-    const stored = await this.one<{ value: string }>(`SELECT value FROM convoduck_meta WHERE key = 'schema_version'`);
-    if (stored && Number(stored.value) > SCHEMA_VERSION) {
-      throw new StoreError(
-        `database ${this.path} was written by a newer convoduck (schema ${stored.value}): upgrade convoduck`,
-      );
-    }
-    if (!stored) {
-      await this.connection.run(`INSERT INTO convoduck_meta VALUES ('schema_version', ?)`, [String(SCHEMA_VERSION)]);
-    }
+  /** The schema version stored in the file (0 when there is none yet). */
+  private async schemaVersion(): Promise<number> {
+    const row = await this.one<{ value: string }>(
+      `SELECT value FROM convoduck_meta WHERE key = 'schema_version'`,
+    ).catch(() => undefined);
+    return row ? Number(row.value) : 0;
   }
+
+  private async migrate(): Promise<void> {
+    const existing = await this.one<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = current_database() AND table_name = 'convoduck_meta'`,
+    );
+    const stored = existing?.n ? await this.schemaVersion() : SCHEMA_VERSION;
+    if (stored > SCHEMA_VERSION) {
+      throw new StoreError(`database ${this.path} was written by a newer convoduck (schema ${stored}): upgrade convoduck`);
+    }
+    await this.connection.run(SCHEMA_SQL);
+    if (existing?.n && stored === SCHEMA_VERSION) return;
+    await this.transaction(async () => {
+      for (let version = Math.max(stored, 1) + 1; version <= SCHEMA_VERSION; version++) {
+        await this.connection.run(MIGRATIONS[version]!);
+      }
+      await this.connection.run(`INSERT OR REPLACE INTO convoduck_meta VALUES ('schema_version', ?)`, [String(SCHEMA_VERSION)]);
+    });
+  }
+}
+
+async function openReadOnly(path: string): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+  const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
+  return { instance, connection: await instance.connect() };
+}
+
+/**
+ * A checkpoint rewrites the table's last, partly filled row group whole: with DuckDB's default of
+ * 122,880 rows, every batch's checkpoint loaded up to that many raw bodies back into memory, so the
+ * sync's memory grew with the database (1.1 GB at 100,000 conversations). Small row groups keep
+ * that cost flat. The size is an attach option, hence the in-memory instance that attaches the
+ * file; the file itself stays an ordinary DuckDB database any reader can open.
+ */
+async function openWritable(path: string): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+  const instance = await DuckDBInstance.create(':memory:', { temp_directory: `${path}.tmp` });
+  try {
+    const connection = await instance.connect();
+    await connection.run(`ATTACH ${sqlString(path)} AS store (ROW_GROUP_SIZE ${WRITE_ROW_GROUP_SIZE})`);
+    await connection.run('USE store');
+    return { instance, connection };
+  } catch (err) {
+    instance.closeSync();
+    throw err;
+  }
+}
+
+function sqlString(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
 }
 
 /**

@@ -3,6 +3,7 @@
 // and the whole database during `rebuild`, so the two can never disagree.
 
 import type { Database, Params } from './database.js';
+import { DETAIL_IS_FINAL } from './schema.js';
 
 /**
  * Which conversations to derive: those with the given ids (a page or batch), or all of them.
@@ -130,9 +131,10 @@ export async function deriveChildRows(db: Database, scope: Scope, replace: boole
   );
 }
 
-/** Re-derives every public conversation table from the raw bodies, in one transaction. */
+/** Re-derives everything derived from the raw bodies (public tables and is_final), in one transaction. */
 export async function rebuild(db: Database): Promise<void> {
   await db.transaction(async () => {
+    await db.run(`UPDATE raw_conversations SET is_final = ${DETAIL_IS_FINAL}`);
     await deriveConversationRows(db, 'all');
     await deriveChildRows(db, 'all', true);
   });

@@ -2,7 +2,7 @@
 // added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -18,6 +18,15 @@ export const PUBLIC_TABLES = [
 
 /** Tables derived from the raw ones, rebuilt by `rebuild`. */
 export const DERIVED_CONVERSATION_TABLES = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits'] as const;
+
+/** A detail body (JSON column `body`) shows a finished conversation: it has ended_at and outcome. */
+export const DETAIL_IS_FINAL = `((body->>'$.data.ended_at') IS NOT NULL AND (body->>'$.data.outcome') IS NOT NULL)`;
+
+/** SQL that brings a database at schema version (key - 1) to version key. */
+export const MIGRATIONS: Readonly<Record<number, string>> = {
+  2: `ALTER TABLE raw_conversations ADD COLUMN IF NOT EXISTS is_final BOOLEAN;
+      UPDATE raw_conversations SET is_final = ${DETAIL_IS_FINAL};`,
+};
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS convoduck_meta (
@@ -35,12 +44,15 @@ CREATE TABLE IF NOT EXISTS raw_listed_conversations (
 
 -- Each detail response body exactly as received. invalid_reason is set when the body was valid
 -- JSON but not a usable conversation; such rows are kept and fetched again by the next run.
+-- is_final (derived from body when stored) says whether the conversation had finished: a body
+-- that had not is fetched again; kept as a column so no run has to re-parse every stored body.
 CREATE TABLE IF NOT EXISTS raw_conversations (
   id VARCHAR PRIMARY KEY,
   space VARCHAR NOT NULL,
   fetched_at TIMESTAMPTZ NOT NULL,
   body JSON NOT NULL,
-  invalid_reason VARCHAR
+  invalid_reason VARCHAR,
+  is_final BOOLEAN
 );
 
 CREATE TABLE IF NOT EXISTS conversations (

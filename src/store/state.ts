@@ -16,12 +16,9 @@ export async function pendingDetailIds(db: Database, firstOutcomes: string[] = [
     `SELECT l.id
      FROM raw_listed_conversations l
      LEFT JOIN raw_conversations d USING (id)
-     WHERE d.id IS NULL
-        OR d.invalid_reason IS NOT NULL
-        OR (d.body->>'$.data.ended_at') IS NULL
-        OR (d.body->>'$.data.outcome') IS NULL
-     ORDER BY coalesce(list_contains(string_split(?, ','), l.body->>'$.outcome'), false) DESC,
-              try_cast(l.body->>'$.started_at' AS TIMESTAMPTZ) DESC, l.id`,
+     LEFT JOIN conversations c USING (id)
+     WHERE d.id IS NULL OR d.invalid_reason IS NOT NULL OR NOT coalesce(d.is_final, false)
+     ORDER BY coalesce(list_contains(string_split(?, ','), c.outcome), false) DESC, c.started_at DESC, l.id`,
     [firstOutcomes.join(',')],
   );
   return rows.map((r) => r.id);

@@ -2,6 +2,7 @@
 // moment leaves the database at the end of a whole page or batch, never halfway through one.
 
 import type { Database } from './database.js';
+import { DETAIL_IS_FINAL } from './schema.js';
 import { deriveChildRows, deriveConversationRows, inScope, scopeParams, type Scope } from './derive.js';
 
 export interface ListedConversation {
@@ -110,7 +111,8 @@ export async function saveDetails(
       if ((refetched?.n ?? 0) > 0) await replaceRows(db, 'raw_conversations', batch);
       await db.run(
         `INSERT INTO raw_conversations
-         SELECT DISTINCT ON (id) id, ?, fetched_at::TIMESTAMPTZ, body::JSON, invalid_reason FROM _details`,
+         SELECT DISTINCT ON (id) id, ?, fetched_at::TIMESTAMPTZ, body, invalid_reason, ${DETAIL_IS_FINAL}
+         FROM (SELECT id, fetched_at, body::JSON AS body, invalid_reason FROM _details)`,
         [space],
       );
       await deriveConversationRows(db, batch);
