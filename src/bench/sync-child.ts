@@ -5,6 +5,7 @@
 // The last stdout line is JSON: {summary, maxRssMb, userCpuSec, systemCpuSec, wallSec}.
 // process.resourceUsage().maxRSS is the kernel's high-water mark of this process's resident set.
 
+import { preferSmallHeap } from '../cli/heap.js';
 import { sync } from '../crawler/sync.js';
 
 interface Args {
@@ -18,6 +19,7 @@ interface Args {
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2] ?? '{}') as Args;
   const apiKey = process.env.CONVODUCK_API_KEY ?? '';
+  preferSmallHeap(); // as `convoduck sync` does
   const t0 = performance.now();
   const summary = await sync({
     baseUrl: args.baseUrl,

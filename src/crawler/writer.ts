@@ -1,8 +1,16 @@
 // Serialises the crawl's writes. The file is opened only while there is something to write,
 // then closed, so `query` and `report` can read between batches; jobs that queue up while a
-// write runs share the next opening.
+// write runs share the next opening (up to JOBS_PER_OPENING).
 
 import { Database } from '../store/database.js';
+
+/**
+ * How many queued writes one opening of the file takes. Each write leaves ~15 MB of DuckDB memory
+ * that only closing the instance gives back, so an opening that took the whole queue (hundreds of
+ * batches when fetching outpaces writing) held 200 MB more at 30,000 conversations. Measured at
+ * 30,000 conversations and no rate limit: 4 → 279 MB peak in 62 s; 8 → 306 MB in 48 s.
+ */
+const JOBS_PER_OPENING = 4;
 
 type Job = { work: (db: Database) => Promise<void>; done: (err?: unknown) => void };
 
@@ -32,7 +40,7 @@ export class BatchWriter {
 
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
-      const jobs = this.queue.splice(0);
+      const jobs = this.queue.splice(0, JOBS_PER_OPENING);
       let db: Database;
       try {
         db = await Database.open(this.dbPath);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { mkdirSync, rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { sync } from '../../crawler/sync.js';
+import { preferSmallHeap } from '../heap.js';
 import { runQuery } from '../../exports/query.js';
 import { runReports } from '../../reports/index.js';
 import { startSimulator } from '../../simulator/index.js';
@@ -59,6 +60,7 @@ export function registerDemo(program: Command): void {
       try {
         err.write(`simulator: ${conversations} conversations at ${sim.baseUrl} (seed ${seed})\n`);
         const progress = progressPrinter();
+        preferSmallHeap();
         const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, onProgress: progress.update });
         progress.finish();
         err.write(

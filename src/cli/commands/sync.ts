@@ -8,6 +8,7 @@ import { StoreError } from '../../store/database.js';
 import { resolveDbPath } from '../config.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { parseDurationArg, parsePositiveInt, parseTimeArg } from '../parse.js';
+import { preferSmallHeap } from '../heap.js';
 import { progressPrinter, formatDuration } from '../progress.js';
 
 interface SyncFlags {
@@ -96,6 +97,7 @@ Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad se
       const progress = progressPrinter();
       let summary: SyncSummary;
       try {
+        preferSmallHeap();
         summary = await sync({
           ...settings,
           dbPath,
