@@ -114,7 +114,9 @@ class SyncRun {
   private readonly now: () => Date;
   private readonly writer: BatchWriter;
   private readonly startedAt: Date;
+  /** started_at of each conversation listed so far (only the listing needs it: cleared after) */
   private readonly seen = new Map<string, number>();
+  private listed = 0;
   private readonly errors: SyncErrorRecord[] = [];
   private space = '';
   private runId = 0;
@@ -157,11 +159,12 @@ class SyncRun {
       await this.syncDimensions();
       this.setPhase('listing');
       const complete = await this.listWindow(window.from?.getTime() ?? null, window.to.getTime());
+      this.listed = this.seen.size;
+      this.seen.clear(); // 100,000 ids: ~10 MB the details phase does not need
       if (complete && window.advancesWatermark && !this.aborted) {
         await this.writer.write((db) => setWatermark(db, window.to));
       }
       if (this.options.details?.kind !== 'none' && !this.aborted) {
-        this.setPhase('details');
         await this.fetchDetails();
       }
       await this.writer.idle();
@@ -211,7 +214,7 @@ class SyncRun {
       requests: stats.requests,
       throttled: stats.throttled,
       retries: stats.retries,
-      conversationsListed: this.seen.size,
+      conversationsListed: this.listedCount,
       detailsFetched: this.detailsFetched,
       errors: this.errorCount,
     };
@@ -230,7 +233,7 @@ class SyncRun {
     const stats = this.client.stats;
     this.options.onProgress?.({
       phase: this.phase,
-      listed: this.seen.size,
+      listed: this.listedCount,
       listTotal: this.listTotal,
       detailsDone: this.detailsDone,
       detailsTotal: this.detailsTotal,
@@ -329,6 +332,10 @@ class SyncRun {
     return response;
   }
 
+  private get listedCount(): number {
+    return Math.max(this.listed, this.seen.size);
+  }
+
   private countSeen(fromMs: number | null, toMs: number): number {
     return countInWindow(this.seen.values(), fromMs ?? -Infinity, toMs);
   }
@@ -343,7 +350,8 @@ class SyncRun {
     const firstOutcomes = this.options.details?.kind === 'first' ? this.options.details.outcomes : [];
     const ids = await Database.with(this.options.dbPath, (db) => pendingDetailIds(db, firstOutcomes));
     this.detailsTotal = ids.length;
-    this.report();
+    // (the phase changes once the total is known, so progress never shows "0/0")
+    this.setPhase('details');
 
     const batchSize = this.options.batchSize ?? 100;
     const flushIntervalMs = this.options.flushIntervalMs ?? 2_000;
