@@ -435,3 +435,22 @@ describe('value formatting', () => {
     ).toBe('Catalog Error: Table with name x does not exist! Did you mean "y"?');
   });
 });
+
+describe('query on a DuckDB file convoduck never wrote', () => {
+  it('answers from it and leaves it byte for byte as it was', async () => {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { readFileSync } = await import('node:fs');
+    const other = join(dir, 'someone-elses.duckdb');
+    const instance = await DuckDBInstance.create(other);
+    const connection = await instance.connect();
+    await connection.run(`CREATE TABLE calls AS SELECT range AS n FROM range(5)`);
+    connection.closeSync();
+    instance.closeSync();
+    const before = readFileSync(other);
+
+    const res = await runCli(['query', '--db', other, '--format', 'csv', 'SELECT sum(n) AS total FROM calls']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.trim().split('\n')).toEqual(['total', '10']);
+    expect(readFileSync(other).equals(before)).toBe(true);
+  });
+});

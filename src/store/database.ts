@@ -44,8 +44,10 @@ export class Database {
     if (existsSync(path)) assertDuckDbFile(path);
     const deadline = Date.now() + (options.lockTimeoutMs ?? 30_000);
     const db = await Database.connect(path, readOnly, deadline);
-    if (readOnly && (await db.schemaVersion()) < SCHEMA_VERSION) {
-      // A database from an older convoduck: upgrade it (a writable open migrates), then read.
+    const version = readOnly ? await db.schemaVersion() : null;
+    if (version !== null && version < SCHEMA_VERSION) {
+      // A database from an older convoduck: upgrade it (a writable open migrates), then read. A file
+      // convoduck never wrote (no version) is read as it is.
       db.close();
       (await Database.connect(path, false, deadline)).close();
       return Database.connect(path, true, deadline);
@@ -132,26 +134,26 @@ export class Database {
     this.instance.closeSync();
   }
 
-  /** The schema version stored in the file (0 when there is none yet). */
-  private async schemaVersion(): Promise<number> {
+  /** The schema version stored in the file (null when there is none). */
+  private async schemaVersion(): Promise<number | null> {
     const row = await this.one<{ value: string }>(
       `SELECT value FROM convoduck_meta WHERE key = 'schema_version'`,
     ).catch(() => undefined);
-    return row ? Number(row.value) : 0;
+    return row ? Number(row.value) : null;
   }
 
   private async migrate(): Promise<void> {
     const existing = await this.one<{ n: number }>(
       `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = current_database() AND table_name = 'convoduck_meta'`,
     );
-    const stored = existing?.n ? await this.schemaVersion() : SCHEMA_VERSION;
+    const stored = existing?.n ? ((await this.schemaVersion()) ?? 1) : SCHEMA_VERSION;
     if (stored > SCHEMA_VERSION) {
       throw new StoreError(`database ${this.path} was written by a newer convoduck (schema ${stored}): upgrade convoduck`);
     }
     await this.connection.run(SCHEMA_SQL);
     if (existing?.n && stored === SCHEMA_VERSION) return;
     await this.transaction(async () => {
-      for (let version = Math.max(stored, 1) + 1; version <= SCHEMA_VERSION; version++) {
+      for (let version = stored + 1; version <= SCHEMA_VERSION; version++) {
         await this.connection.run(MIGRATIONS[version]!);
       }
       await this.connection.run(`INSERT OR REPLACE INTO convoduck_meta VALUES ('schema_version', ?)`, [String(SCHEMA_VERSION)]);
