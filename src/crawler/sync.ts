@@ -369,8 +369,8 @@ class SyncRun {
       return flushing;
     };
 
-    // A fixed pool of workers takes the ids in turn: nothing is allocated per pending id up
-    // front (100,000 queued closures and promises were tens of megabytes).
+    // A fixed pool of workers takes the ids in turn, rather than a queued closure and promise
+    // per pending id (100,000 of them at once on a first sync).
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < ids.length && !this.aborted) {
