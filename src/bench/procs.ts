@@ -9,7 +9,8 @@ import type { SyncSummary } from '../crawler/sync.js';
 
 const here = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
 
-export interface SimChild {
+/** The first line sim-child prints: where it listens and what it serves. */
+export interface SimChildHello {
   baseUrl: string;
   apiKey: string;
   conversations: number;
@@ -17,6 +18,9 @@ export interface SimChild {
   tools: number;
   /** how long generating the dataset and starting took, in the child (ms) */
   startMs: number;
+}
+
+export interface SimChild extends SimChildHello {
   command<T>(cmd: Record<string, unknown>): Promise<T>;
   close(): Promise<void>;
 }
@@ -53,14 +57,7 @@ export async function startSimChild(options: SimChildOptions): Promise<SimChild>
       queue.push(resolve);
       void exited.then((code) => reject(new Error(`simulator process exited (${code}): ${stderr.trim()}`)));
     });
-  const hello = JSON.parse(await nextLine()) as {
-    baseUrl: string;
-    apiKey: string;
-    conversations: number;
-    agents: number;
-    tools: number;
-    startMs: number;
-  };
+  const hello = JSON.parse(await nextLine()) as SimChildHello;
   let chain: Promise<unknown> = Promise.resolve();
   return {
     ...hello,

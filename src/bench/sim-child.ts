@@ -2,7 +2,7 @@
 //
 //   node dist/bench/sim-child.js '<SimulatorOptions as JSON>'
 //
-// Prints one JSON line {baseUrl, apiKey, conversations} once it listens, then answers one JSON
+// Prints one JSON line (a SimChildHello, procs.ts) once it listens, then answers one JSON
 // line per command read from stdin:
 //   {"cmd":"stats"}                 request counts since start (or the last reset)
 //   {"cmd":"reset"}                 zero the counts
@@ -13,6 +13,7 @@
 // It exits when stdin closes.
 
 import { createInterface } from 'node:readline';
+import type { SimChildHello } from './procs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
 import { RequestCounts } from './measure.js';
 
@@ -30,14 +31,15 @@ async function main(): Promise<void> {
   const write = (value: unknown): void => {
     process.stdout.write(`${JSON.stringify(value)}\n`);
   };
-  write({
+  const hello: SimChildHello = {
     baseUrl: sim.baseUrl,
     apiKey: sim.apiKey,
     conversations: sim.dataset.records.length,
     agents: sim.dataset.agents.length,
     tools: sim.dataset.tools.length,
     startMs: Date.now() - started,
-  });
+  };
+  write(hello);
   const lines = createInterface({ input: process.stdin });
   for await (const line of lines) {
     if (line.trim() === '') continue;
