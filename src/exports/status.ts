@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { Database } from '../store/database.js';
 import { PUBLIC_TABLES } from '../store/schema.js';
-import { getWatermark } from '../store/state.js';
+import { getWatermark, NEEDS_DETAIL } from '../store/state.js';
 import { withReadOnlyDatabase, type ReadOptions } from './read.js';
 
 export interface RunStatus {
@@ -161,7 +161,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
        (SELECT count(*) FROM errored WHERE id NOT IN (SELECT id FROM usable))::BIGINT AS failing,
        -- the condition of pendingDetailIds (state.ts), counted rather than listed
        (SELECT count(*) FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
-          WHERE d.id IS NULL OR d.invalid_reason IS NOT NULL OR NOT coalesce(d.is_final, false))::BIGINT AS pending`,
+          WHERE ${NEEDS_DETAIL})::BIGINT AS pending`,
   )) ?? {};
   const pending = num(d.pending);
   const listed = num(d.listed);

@@ -7,6 +7,12 @@ import { getMeta, setMeta } from './writes.js';
 const WATERMARK_KEY = 'listing_watermark';
 
 /**
+ * Over raw_listed_conversations l LEFT JOIN raw_conversations d: the listed conversation needs its
+ * detail fetched (never fetched, unusable, or not final when fetched).
+ */
+export const NEEDS_DETAIL = `(d.id IS NULL OR d.invalid_reason IS NOT NULL OR NOT coalesce(d.is_final, false))`;
+
+/**
  * Conversations whose detail must be fetched: never fetched, fetched but unusable, or not
  * final when fetched (a finished conversation's detail is fetched once in its life).
  * `firstOutcomes` come first; within a group, newest first.
@@ -17,7 +23,7 @@ export async function pendingDetailIds(db: Database, firstOutcomes: string[] = [
      FROM raw_listed_conversations l
      LEFT JOIN raw_conversations d USING (id)
      LEFT JOIN conversations c USING (id)
-     WHERE d.id IS NULL OR d.invalid_reason IS NOT NULL OR NOT coalesce(d.is_final, false)
+     WHERE ${NEEDS_DETAIL}
      ORDER BY coalesce(list_contains(string_split(?, ','), c.outcome), false) DESC, c.started_at DESC, l.id`,
     [firstOutcomes.join(',')],
   );
