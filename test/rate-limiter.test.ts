@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter, type Clock, type Ticket } from '../src/api/rate-limiter.js';
+import { foreignLevel, RateLimiter, type Clock, type Ticket } from '../src/api/rate-limiter.js';
 import { maxInRollingWindow } from './support/request-log.js';
 
 // ---- a discrete-event fake clock -------------------------------------------------------------
@@ -113,6 +113,8 @@ interface RunOptions {
   latency: [number, number];
   /** send→arrival delay range (the guard must absorb its variation) */
   arrivalDelay?: [number, number];
+  /** send→arrival delay of particular sends (by index from 0), instead of arrivalDelay */
+  lateSends?: Record<number, number>;
   maxRpm?: number;
   initialLimit?: number;
   seed?: number;
@@ -151,8 +153,9 @@ async function simulate(o: RunOptions): Promise<{
     while (clock.now() < end) {
       const ticket: Ticket = await limiter.acquire();
       if (clock.now() >= end) return;
+      const late = o.lateSends?.[sends.length];
       sends.push(ticket.sentAt);
-      await clock.sleep(between(o.arrivalDelay ?? [0, 3]));
+      await clock.sleep(late ?? between(o.arrivalDelay ?? [0, 3]));
       const r = server.arrive(clock.now(), 'us');
       await clock.sleep(between(o.latency));
       limiter.observe(ticket, { limit: r.limit, remaining: r.remaining, status: r.status });
@@ -319,6 +322,40 @@ describe('RateLimiter (fake clock)', () => {
       expect(ourShare).toBeGreaterThanOrEqual(0.97 * 44);
       expect(throttledOf(others.filter((a) => a.t >= start + W))).toBeLessThanOrEqual(1);
     }
+  });
+
+  it('alone, does not take a send of its own that the server stamped late for another client', async () => {
+    // Measured in the budget benchmark: the first requests of a sync reached the server up to
+    // 45 ms after the limiter recorded them (a new connection, a synchronous DuckDB close on the
+    // event loop). When that slot was refilled a window later, the server still counted the old
+    // send: one "foreign" request, pacing switched on, and the rest of the window was sent at the
+    // average rate after a burst: 77 requests short in that minute.
+    const windows = 4;
+    const { sends, ours, limiter } = await simulate({
+      limit: 600,
+      windowMs: W,
+      workers: 32,
+      durationMs: windows * W,
+      latency: [1500, 1500],
+      lateSends: { 0: 45, 1: 40, 2: 32, 50: 15 },
+      seed: 41,
+    });
+    expect(throttledOf(ours)).toBe(0);
+    expect(limiter.stats().foreign).toBe(0);
+    for (let k = 1; k < windows; k++) expect(countIn(sends, k * W, (k + 1) * W)).toBeGreaterThanOrEqual(Math.floor(0.99 * 599));
+  });
+
+  it('counts an ambiguous sample one less until the next sample far enough after it shows as much', () => {
+    const at = (sentAt: number, foreign: number, ambiguous = false) => ({ sentAt, foreign, ambiguous });
+    expect(foreignLevel([at(0, 15), at(100, 16, true), at(200, 15)], 250)).toBe(15);
+    expect(foreignLevel([at(0, 15), at(100, 16, true), at(400, 16)], 250)).toBe(16);
+    expect(foreignLevel([at(0, 15), at(100, 16, true), at(400, 17, true)], 250)).toBe(16);
+    expect(foreignLevel([at(0, 15), at(100, 16)], 250)).toBe(16);
+    expect(foreignLevel([at(0, 0), at(100, 1, true), at(200, 0)], 250)).toBe(0);
+    expect(foreignLevel([at(0, 0), at(100, 3, true)], 250)).toBe(2);
+    expect(foreignLevel([], 250)).toBe(0);
+    // two late sends of ours, far apart, do not confirm each other: samples between show 0
+    expect(foreignLevel([at(0, 1, true), at(300, 0), at(8800, 1, true)], 250)).toBe(0);
   });
 
   it('honours a maxRpm cap below the server limit', async () => {
