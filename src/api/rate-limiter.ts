@@ -25,17 +25,20 @@
 // server for at most one window, and with it the estimate follows the other client down within a
 // window and up with the next response.
 //
-// One exception to the max: a sample one above the rest can be our own send. The server may stamp
-// a request of ours later than we recorded it, by more than the guard (measured up to 45 ms for
-// the first requests of a sync: a new connection, a synchronous DuckDB close between the acquire
-// and the socket write). When its slot is refilled a window later the server still counts it,
-// and that sample shows a foreign request that is ours. Taken at face value it cost a slot for a
-// window and, alone on the key, switched pacing on: 77 requests short in a minute in the budget
-// benchmark. Such a sample is "ambiguous": one of our sends left our window less than `lateMs`
-// before it. A real foreign request stays counted for a whole window, so it shows in later
-// samples too; a late send of ours only until the server drops it, a few ms later. So an
-// ambiguous sample counts one less unless the first sample sent `confirmMs` or more after it
-// shows as much; until then the reserve slot covers the one.
+// The max sizes the budget. Whether another client is about at all (which switches pacing and the
+// quiet-spell probe below on) asks for more: a sample one above the rest can be our own send. The
+// server may stamp a request of ours later than we recorded it, by more than the guard (measured
+// up to 45 ms for the first requests of a sync: a new connection, a synchronous DuckDB close
+// between the acquire and the socket write). When its slot is refilled a window later the server
+// still counts it, and that sample shows a foreign request that is ours: alone on the key, it
+// switched pacing on, 77 requests short in a minute in the budget benchmark. Such a sample is
+// "ambiguous": one of our sends left our window less than `lateMs` before it. A real foreign
+// request stays counted for a whole window, so it shows in later samples too; a late send of ours
+// only until the server drops it, a few ms later. So for this question an ambiguous sample counts
+// one less unless the first sample sent `confirmMs` or more after it shows as much. The budget
+// still takes it at face value (one slot for a window): a stall that delayed several of our sends
+// makes several refills meet their old sends at the server, and only the smaller budget stops the
+// second of them from being a 429.
 //
 // Reserve. One slot of the server's limit stays free. It absorbs what no estimate can see in time:
 // a foreign request landing in the short gap between one of our slots expiring and our refill, a
@@ -406,12 +409,32 @@ export class RateLimiter {
     if (!this.latest || sentAt >= this.latest.sentAt) this.latest = s;
   }
 
+  /** The foreign estimate that sizes the budget: the max over the horizon's samples. */
   private foreignEstimate(t: number): number {
+    const samples = this.recentSamples(t);
+    if (samples.length > 0) {
+      let max = 0;
+      for (const s of samples) max = Math.max(max, s.foreign);
+      return max;
+    }
+    return this.guessWithoutSamples();
+  }
+
+  /** Whether another client uses the key (pacing and quiet-spell probes): the discounted level ≥ 1. */
+  private anotherClientSeen(t: number): boolean {
+    const samples = this.recentSamples(t);
+    return (samples.length > 0 ? foreignLevel(samples, this.confirmMs) : this.guessWithoutSamples()) >= 1;
+  }
+
+  private recentSamples(t: number): Sample[] {
     const cutoff = t - this.foreignHorizonMs;
     let i = 0;
     while (i < this.samples.length && this.samples[i]!.sentAt < cutoff) i++;
     if (i > 0) this.samples.splice(0, i);
-    if (this.samples.length > 0) return foreignLevel(this.samples, this.confirmMs);
+    return this.samples;
+  }
+
+  private guessWithoutSamples(): number {
     if (!this.latest) return 0;
     // Nothing sent for a whole window: all the last sample counted has expired, but a steady
     // foreign client has most likely replaced it. Keep that guess, leaving at least one slot so a
@@ -439,7 +462,8 @@ export class RateLimiter {
     const cap = Math.min(this.maxRpm ?? Infinity, this.limit);
     const foreign = this.foreignEstimate(t);
     const budget = this.budgetFor(foreign, this.reserve);
-    const paceWait = this.paceWait(t, budget, foreign);
+    const shared = this.anotherClientSeen(t);
+    const paceWait = this.paceWait(t, budget, shared);
     if (paceWait > 0) return { ok: false, waitMs: paceWait };
     const leaveAt = (k: number): number => win[k]!.t + this.windowMs + this.guardMs - t;
 
@@ -455,7 +479,7 @@ export class RateLimiter {
       return { ok: false, waitMs: Math.min(ownWait, foreign > 0 ? this.pollMs : this.windowMs) };
     }
     // After a quiet spell, with another client about, one request looks first (see the header).
-    if (foreign >= 1 && last && t - Math.max(last.t, this.lastResponseAt) > this.quietMs) this.probing = true;
+    if (shared && last && t - Math.max(last.t, this.lastResponseAt) > this.quietMs) this.probing = true;
     if ((!this.learned || this.probing) && this.awaitingRecent(t)) {
       // One request at a time until a response tells the limit (at the start) or how full the
       // server is. Responses and releases wake us; the timeout is a safety net.
@@ -465,8 +489,8 @@ export class RateLimiter {
   }
 
   /** Wait imposed by pacing (see the header); 0 during the first window and when not pacing. */
-  private paceWait(t: number, budget: number, foreign: number): number {
-    if (this.pace === 'never' || (this.pace === 'auto' && foreign < 1)) {
+  private paceWait(t: number, budget: number, shared: boolean): number {
+    if (this.pace === 'never' || (this.pace === 'auto' && !shared)) {
       this.tokens = Number.NaN;
       return 0;
     }
@@ -535,9 +559,9 @@ export class RateLimiter {
 }
 
 /**
- * The foreign estimate from the samples of the horizon (sorted by send time): their max, except
- * that an ambiguous sample counts one less unless the first sample sent `confirmMs` or more after
- * it shows as much (see "One exception to the max" in the header).
+ * The level of foreign usage the samples of the horizon (sorted by send time) show beyond doubt:
+ * their max, except that an ambiguous sample counts one less unless the first sample sent
+ * `confirmMs` or more after it shows as much (see the header, after "Foreign usage").
  */
 export function foreignLevel(samples: readonly Sample[], confirmMs: number): number {
   let best = 0;
