@@ -11,6 +11,7 @@ import {
   type ApiClientOptions,
   type ClientEvent,
 } from '../src/api/client.js';
+import { RateLimiter, type Ticket } from '../src/api/rate-limiter.js';
 import type { ConversationSummary } from '../src/api/types.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../src/simulator/index.js';
 import { maxInRollingWindow } from './support/request-log.js';
@@ -423,6 +424,23 @@ function conversationIds(s: Simulator, n: number): string[] {
 }
 
 describe('ApiClient against the simulator', () => {
+  it('moves each send in the limiter to when undici wrote it to the socket', async () => {
+    const s = await sim({ rateLimit: 600 });
+    const restamps: { sentAt: number; at: number }[] = [];
+    class WatchedLimiter extends RateLimiter {
+      override restamp(ticket: Ticket, t: number): void {
+        restamps.push({ sentAt: ticket.sentAt, at: t });
+        super.restamp(ticket, t);
+      }
+    }
+    const c = client(s.baseUrl, { apiKey: s.apiKey, limiter: new WatchedLimiter({ initialLimit: 600 }) });
+    const space = await c.getSpace();
+    await Promise.all(conversationIds(s, 6).map((id) => c.getConversation(space.slug, id)));
+    // one per request, each at or after the limiter let it go (the first waits for a new connection)
+    expect(restamps).toHaveLength(7);
+    for (const r of restamps) expect(r.at).toBeGreaterThanOrEqual(r.sentAt);
+  });
+
   it('a burst at a small limit stays inside every window: zero 429s', async () => {
     const windowMs = 1500;
     const s = await sim({ rateLimit: 30, windowMs });

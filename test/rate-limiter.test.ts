@@ -495,6 +495,22 @@ describe('RateLimiter (fake clock)', () => {
     expect(got).toEqual([0, 10, 20, 1001]);
   });
 
+  it('keeps a restamped send in the window until a window after its new time', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock, windowMs: 1000, initialLimit: 2, guardMs: 1, minSpacingMs: 0, reserve: 0 });
+    const times: number[] = [];
+    const first = await limiter.acquire();
+    // the request reached its socket only at 30 ms (a new connection); its answer came at 35
+    await clock.runUntil(30);
+    limiter.restamp(first, clock.now());
+    await clock.runUntil(35);
+    limiter.observe(first, { limit: 2, remaining: 1 });
+    for (let i = 0; i < 2; i++) void limiter.acquire().then((t) => times.push(t.sentAt));
+    await clock.runUntil(2000);
+    // the second goes at once; the third when the first leaves: a window after 30, not after 0
+    expect(times).toEqual([35, 1031]);
+  });
+
   it('keeps sends at least minSpacingMs apart, so the server sees them in order', async () => {
     const clock = new FakeClock();
     const limiter = new RateLimiter({ clock, windowMs: W });

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import type { ItemResponse, ListMeta, ListResponse, Space } from './types.js';
 import { RateLimiter, type Ticket } from './rate-limiter.js';
+import { watchSocketWrite } from './socket-writes.js';
 
 // ---- errors --------------------------------------------------------------------------------------
 
@@ -506,6 +507,8 @@ export class ApiClient {
     this.counters.requests++;
     this.emit({ type: 'request', method: 'GET', path: shown, attempt });
     let observed = false;
+    // The limiter recorded the send when it let it go; the server counts it from when it arrives.
+    const unwatch = watchSocketWrite(url, () => this.limiter.restamp(ticket, this.limiter.now()));
     try {
       const res = await request(url, {
         method: 'GET',
@@ -631,6 +634,7 @@ export class ApiClient {
       }
       throw new ApiError(`GET ${shown}: ${reason}`, { status: null, code: code ?? 'network', method: 'GET', path: shown, cause: err });
     } finally {
+      unwatch();
       clearTimeout(timeout);
     }
   }
