@@ -325,11 +325,11 @@ describe('RateLimiter (fake clock)', () => {
   });
 
   it('alone, does not take a send of its own that the server stamped late for another client', async () => {
-    // Measured in the budget benchmark: the first requests of a sync reached the server up to
-    // 45 ms after the limiter recorded them (a new connection, a synchronous DuckDB close on the
-    // event loop). When that slot was refilled a window later, the server still counted the old
-    // send: one "foreign" request, pacing switched on, and the rest of the window was sent at the
-    // average rate after a burst: 77 requests short in that minute.
+    // Traced in the budget benchmark before restamps: the first request of a sync reached the
+    // server 25–84 ms after the limiter recorded it. When that slot was refilled a window later,
+    // the server still counted the old send: one "foreign" request, pacing switched on, and the
+    // rest of the window went out at the average rate after a burst: 77 requests short in that
+    // minute. Here the sends arrive late with no restamp, as lateness on the server's side would.
     const windows = 4;
     const { sends, ours, limiter } = await simulate({
       limit: 600,
