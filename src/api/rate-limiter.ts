@@ -34,16 +34,16 @@
 // quiet-spell probe below on) asks for more: a sample one above the rest can be our own send. The
 // server may stamp a request of ours later than we recorded it, by more than the guard (before
 // restamps: 25–84 ms for the first request of every traced benchmark run, 21–35 ms now and then for
-// others; after them, none in four runs of the four cases). When its slot is refilled a window later the server
-// still counts it, and that sample shows a foreign request that is ours: alone on the key, it
-// switched pacing on, 77 requests short in a minute in the budget benchmark. Such a sample is
-// "ambiguous": one of our sends left our window less than `lateMs` before it. A real foreign
-// request stays counted for a whole window, so it shows in later samples too; a late send of ours
-// only until the server drops it, a few ms later. So for this question an ambiguous sample counts
-// one less unless the first sample sent `confirmMs` or more after it shows as much. The budget
-// still takes it at face value (one slot for a window): a stall that delayed several of our sends
-// makes several refills meet their old sends at the server, and only the smaller budget stops the
-// second of them from being a 429.
+// others; after them, none in a traced run of the four cases, but the server's side can still be
+// late). When its slot is refilled a window later the server still counts it, and that sample shows
+// a foreign request that is ours: alone on the key, it switched pacing on, 77 requests short in a
+// minute in the budget benchmark. Such a sample is "ambiguous": one of our sends left our window
+// less than `lateMs` before it. A real foreign request stays counted for a whole window, so it
+// shows in later samples too; a late send of ours only until the server drops it, a few ms later.
+// So for this question an ambiguous sample counts one less unless the first sample sent `confirmMs`
+// or more after it shows as much. The budget still takes it at face value (one slot for a window):
+// a stall that delayed several of our sends makes several refills meet their old sends at the
+// server, and only the smaller budget stops the second of them from being a 429.
 //
 // Reserve. One slot of the server's limit stays free. It absorbs what no estimate can see in time:
 // a foreign request landing in the short gap between one of our slots expiring and our refill, a
@@ -382,7 +382,11 @@ export class RateLimiter {
 
   /** Our sends (any state) still inside our window at `t`: s > t − windowMs − guard. */
   private inWindow(t: number): SendRecord[] {
-    const cutoff = t - this.windowMs - this.guardMs;
+    return this.sends.slice(this.firstSentAfter(t - this.windowMs - this.guardMs));
+  }
+
+  /** Index of the first of our sends with t > `cutoff` (binary search: sends are in time order). */
+  private firstSentAfter(cutoff: number): number {
     let lo = 0;
     let hi = this.sends.length;
     while (lo < hi) {
@@ -390,7 +394,7 @@ export class RateLimiter {
       if (this.sends[mid]!.t > cutoff) hi = mid;
       else lo = mid + 1;
     }
-    return this.sends.slice(lo);
+    return lo;
   }
 
   /**
@@ -413,11 +417,11 @@ export class RateLimiter {
 
   /** One of our sends (not rejected) was sent in (s − windowMs − lateMs, s − windowMs − skew]. */
   private leftOurWindowJustBefore(s: number): boolean {
-    const from = s - this.windowMs - this.lateMs;
     const to = s - this.windowMs - this.skewMs;
-    for (const r of this.sends) {
+    for (let i = this.firstSentAfter(s - this.windowMs - this.lateMs); i < this.sends.length; i++) {
+      const r = this.sends[i]!;
       if (r.t > to) return false;
-      if (r.t > from && r.state !== 'rejected') return true;
+      if (r.state !== 'rejected') return true;
     }
     return false;
   }
