@@ -14,27 +14,16 @@
 --   exit_rate              hang_ups ÷ conversations_visited: how often a visit ends in a hang-up here
 --
 -- Parameters: --from, --to, --agent, --channel (filters).
+-- Reads the shared relation last_node_outcomes (sql/shared/40_last_node_outcomes.sql).
 
-WITH hang_ups AS (
-  SELECT agent_id, last_node AS node_key, count(*) AS hang_ups
-  FROM filtered_conversations
-  WHERE outcome = 'hung_up'
-  GROUP BY agent_id, last_node
-),
-visited AS (
-  SELECT agent_id, node_key, count(DISTINCT conversation_id) AS conversations_visited
-  FROM filtered_node_visits
-  GROUP BY agent_id, node_key
-)
 SELECT
-  h.agent_id,
-  a.name                                                          AS agent_name,
-  h.node_key,
-  h.hang_ups,
-  ratio(h.hang_ups, sum(h.hang_ups) OVER (PARTITION BY h.agent_id)) AS share,
-  v.conversations_visited,
-  ratio(h.hang_ups, v.conversations_visited)                      AS exit_rate
-FROM hang_ups h
-LEFT JOIN visited v ON v.agent_id IS NOT DISTINCT FROM h.agent_id AND v.node_key = h.node_key
-LEFT JOIN agents a ON a.id = h.agent_id
-ORDER BY h.agent_id NULLS LAST, h.hang_ups DESC, h.node_key NULLS LAST
+  agent_id,
+  agent_name,
+  node_key,
+  conversations           AS hang_ups,
+  share_of_outcome        AS share,
+  conversations_visited,
+  ended_here_rate         AS exit_rate
+FROM last_node_outcomes
+WHERE outcome = 'hung_up'
+ORDER BY agent_id NULLS LAST, hang_ups DESC, node_key NULLS LAST

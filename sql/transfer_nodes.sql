@@ -15,27 +15,16 @@
 --   visit_transfer_rate    transfers ÷ conversations_visited: how often a visit ends in a transfer here
 --
 -- Parameters: --from, --to, --agent, --channel (filters).
+-- Reads the shared relation last_node_outcomes (sql/shared/40_last_node_outcomes.sql).
 
-WITH transfers AS (
-  SELECT agent_id, last_node AS node_key, count(*) AS transfers
-  FROM filtered_conversations
-  WHERE outcome = 'transferred'
-  GROUP BY agent_id, last_node
-),
-visited AS (
-  SELECT agent_id, node_key, count(DISTINCT conversation_id) AS conversations_visited
-  FROM filtered_node_visits
-  GROUP BY agent_id, node_key
-)
 SELECT
-  t.agent_id,
-  a.name                                                           AS agent_name,
-  t.node_key,
-  t.transfers,
-  ratio(t.transfers, sum(t.transfers) OVER (PARTITION BY t.agent_id)) AS share,
-  v.conversations_visited,
-  ratio(t.transfers, v.conversations_visited)                      AS visit_transfer_rate
-FROM transfers t
-LEFT JOIN visited v ON v.agent_id IS NOT DISTINCT FROM t.agent_id AND v.node_key = t.node_key
-LEFT JOIN agents a ON a.id = t.agent_id
-ORDER BY t.agent_id NULLS LAST, t.transfers DESC, t.node_key NULLS LAST
+  agent_id,
+  agent_name,
+  node_key,
+  conversations           AS transfers,
+  share_of_outcome        AS share,
+  conversations_visited,
+  ended_here_rate         AS visit_transfer_rate
+FROM last_node_outcomes
+WHERE outcome = 'transferred'
+ORDER BY agent_id NULLS LAST, transfers DESC, node_key NULLS LAST

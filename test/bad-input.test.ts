@@ -4,6 +4,8 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { describeCommandLineError } from '../src/cli/command-line-errors.js';
 import { Database } from '../src/store/database.js';
 import { runCli } from './support/cli.js';
 
@@ -59,8 +61,20 @@ interface Case {
 const api = () => ({ CONVODUCK_BASE_URL: loopback, CONVODUCK_API_KEY: 'np_test_key', CONVODUCK_DB: db });
 
 const cases: Case[] = [
-  { name: 'an unknown command', args: () => ['synk'], error: /unknown command 'synk'.*sync/ },
-  { name: 'an unknown flag', args: () => ['sync', '--bogus'], env: api, error: /unknown option '--bogus'/ },
+  { name: 'a misspelt command', args: () => ['synk'], error: /^convoduck: unknown command 'synk' — did you mean sync\? \(see convoduck --help\)$/ },
+  { name: 'an unknown command', args: () => ['nosuch'], error: /^convoduck: unknown command 'nosuch' — the commands are check, sync, report, .*\(see convoduck --help\)$/ },
+  { name: 'an unknown flag', args: () => ['sync', '--bogus'], env: api, error: /^convoduck: unknown option '--bogus' for sync — see convoduck sync --help$/ },
+  { name: 'a misspelt flag', args: () => ['sync', '--jsno'], env: api, error: /^convoduck: unknown option '--jsno' for sync — did you mean --json\? \(see convoduck sync --help\)$/ },
+  { name: 'an unknown short flag', args: () => ['status', '-x'], error: /^convoduck: unknown option '-x' for status — see convoduck status --help$/ },
+  { name: 'an unknown flag before any command', args: () => ['--bogus'], error: /^convoduck: unknown option '--bogus' — see convoduck --help$/ },
+  { name: 'a flag without its value', args: () => ['sync', '--db'], env: api, error: /^convoduck: option '--db <file>' needs a value — see convoduck sync --help$/ },
+  { name: 'too many arguments', args: () => ['sync', 'now'], env: api, error: /^convoduck: too many arguments for 'sync': expected 0 arguments but got 1 — see convoduck sync --help$/ },
+  { name: 'two SQL statements as arguments', args: () => ['query', '--db', db, 'SELECT 1', 'SELECT 2'], error: /^convoduck: too many arguments for 'query'.* — see convoduck query --help$/ },
+  {
+    name: 'an invalid choice',
+    args: () => ['report', '--db', db, '--format', 'xlsx', '--out', join(dir, 'r')],
+    error: /^convoduck: option '--format <format>' argument 'xlsx' is invalid: allowed choices are csv, json, parquet — see convoduck report --help$/,
+  },
   { name: 'a bad --since date', args: () => ['sync', '--since', '2026-13-45'], env: api, error: /--since "2026-13-45" is not a time/ },
   { name: 'a bad duration', args: () => ['sync', '--overlap', '5 parsecs'], env: api, error: /--overlap .* is not a duration/ },
   { name: 'a zero --max-rpm', args: () => ['sync', '--max-rpm', '0'], env: api, error: /--max-rpm "0" must be a whole number above 0/ },
@@ -107,6 +121,8 @@ const cases: Case[] = [
   { name: 'a bad report --from', args: () => ['report', '--db', db, '--from', 'last tuesday', '--out', join(dir, 'r')], error: /--from/ },
   { name: 'a bad report --channel', args: () => ['report', '--db', db, '--channel', 'fax', '--out', join(dir, 'r')], error: /--channel/ },
   { name: 'an unknown time zone', args: () => ['report', '--db', db, '--tz', 'Mars/Olympus', '--out', join(dir, 'r')], error: /Mars\/Olympus/ },
+  { name: 'a report --out that cannot be a folder', args: () => ['report', '--db', db, '--out', join(notDuck, 'r')], error: /cannot create the output folder .*\(ENOTDIR\): pass --out/ },
+  { name: 'an export --out that cannot be a folder', args: () => ['export', '--db', db, '--out', join(notDuck, 'e')], error: /cannot create the output folder .*\(ENOTDIR\): pass --out/ },
   { name: 'query without SQL', args: () => ['query', '--db', db], error: /no SQL given/ },
   { name: 'a bad query format', args: () => ['query', '--db', db, '--format', 'xml', 'SELECT 1'], error: /xml/ },
   { name: 'export without --out', args: () => ['export', '--db', db], error: /--out/ },
@@ -124,6 +140,7 @@ describe('bad input', () => {
     expect(result.code, result.stderr).toBe(c.code ?? 2);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines, result.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^convoduck: \S/);
     expect(lines[0]).toMatch(c.error);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stdout).toBe('');
@@ -140,5 +157,43 @@ describe('bad input', () => {
     check.close();
     expect(marker?.value).toBe('keep me');
     rmSync(copy);
+  });
+});
+
+describe('help and version', () => {
+  it.each([[['--help']], [['sync', '--help']], [['--version']], [['help', 'sync']]])('%j prints on stdout and exits 0', async (args) => {
+    const result = await runCli(args);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toBe('');
+    expect(result.stderr).toBe('');
+  });
+});
+
+// No convoduck command has a required argument or option today; these are the forms they would take.
+describe('commander errors no command of convoduck can raise yet', () => {
+  function errorOf(configure: (c: Command) => void, args: string[]): string {
+    const root = new Command('convoduck').configureOutput({ outputError: () => undefined });
+    const sub = root.command('load');
+    configure(sub);
+    sub.action(() => undefined);
+    for (const c of [root, sub]) {
+      c.exitOverride((err) => {
+        throw Object.assign(new Error('parse error'), { line: describeCommandLineError(err, c) });
+      });
+    }
+    try {
+      root.parse(['node', 'convoduck', 'load', ...args]);
+    } catch (err) {
+      return (err as { line: string }).line;
+    }
+    throw new Error('no parse error');
+  }
+
+  it('names a missing required argument', () => {
+    expect(errorOf((c) => c.argument('<file>'), [])).toBe("missing required argument 'file' — see convoduck load --help");
+  });
+
+  it('names a missing required option', () => {
+    expect(errorOf((c) => c.requiredOption('--out <dir>'), [])).toBe("required option '--out <dir>' not specified — see convoduck load --help");
   });
 });

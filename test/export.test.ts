@@ -1,10 +1,11 @@
 // `convoduck export`: files written by DuckDB's COPY, read back with DuckDB and compared row
 // for row (EXCEPT ALL both ways) with the tables they came from.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../src/cli/errors.js';
+import { InvalidInputError } from '../src/shared/errors.js';
 import { exportTables, MANIFEST_FILE, parseTableList, partitionStart } from '../src/exports/export.js';
 import { Database } from '../src/store/database.js';
 import { PUBLIC_TABLES } from '../src/store/schema.js';
@@ -251,10 +252,161 @@ describe('export', () => {
     expect(readdirSync(foreign)).toEqual(['notes.txt']);
 
     await expect(exportTables(dbPath, { outDir: join(foreign, 'notes.txt') })).rejects.toThrow(/is a file/);
-    expect(() => parseTableList('conversations,bogus')).toThrow(UsageError);
+    expect(() => parseTableList('conversations,bogus')).toThrow(InvalidInputError);
     expect(parseTableList('tools, conversations')).toEqual(['conversations', 'tools']);
     const missing = await runCli(['export', '--db', dbPath]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('convoduck: --out DIR is required: the directory to write the files to\n');
+  });
+});
+
+/** Every file and directory under `root` with a hash of its bytes (directories: their mode). */
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const path of walk(root)) {
+    const stat = statSync(path);
+    out[relative(root, path)] = stat.isDirectory()
+      ? `dir ${stat.mode & 0o777}`
+      : `${stat.mode & 0o777} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
+  }
+  return out;
+}
+
+/** Rows of `table` readable from the export, partitioned or not. */
+function exportedRows(out: string, table: string, format: 'parquet' | 'csv' = 'parquet'): Promise<number> {
+  const glob = lit(join(out, table, '**', `*.${format}`));
+  const reader = format === 'parquet' ? `read_parquet(${glob}, hive_partitioning = true)` : `read_csv(${glob}, hive_partitioning = true)`;
+  return readOnly((db) => count(db, `SELECT * FROM ${reader}`));
+}
+
+/** The CLI's last stderr line (a rounding notice for --since may come first). */
+const lastLine = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
+
+describe('export never destroys what it does not rewrite', () => {
+  it('refuses an unpartitioned --since export into a day-partitioned folder, leaving it byte-identical', async () => {
+    await exportTables(dbPath, { outDir: join(dir, 'lake-flat-since'), partitionBy: 'day' });
+    const before = snapshot(join(dir, 'lake-flat-since'));
+    const total = await exportedRows(join(dir, 'lake-flat-since'), 'conversations');
+    expect(total).toBe(150);
+
+    const res = await runCli(['export', '--db', dbPath, '--out', './lake-flat-since', '--since', '2d'], {}, dir);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe(
+      'convoduck: ./lake-flat-since holds a day-partitioned export — pass --partition-by day, or export into a new folder\n',
+    );
+    expect(snapshot(join(dir, 'lake-flat-since'))).toEqual(before);
+    expect(await exportedRows(join(dir, 'lake-flat-since'), 'conversations')).toBe(total);
+  });
+
+  it('refuses switching day partitions to month with --since, leaving every day partition', async () => {
+    const out = outDir();
+    await exportTables(dbPath, { outDir: out, partitionBy: 'day' });
+    const before = snapshot(out);
+    const res = await runCli(['export', '--db', dbPath, '--out', out, '--partition-by', 'month', '--since', '2026-11-05T00:00:00Z']);
+    expect(res.code).toBe(2);
+    expect(lastLine(res.stderr)).toBe(
+      `convoduck: ${out} holds a day-partitioned export — pass --partition-by day, or export into a new folder`,
+    );
+    expect(snapshot(out)).toEqual(before);
+    for (const table of ['conversations', ...CHILD]) {
+      expect(await exportedRows(out, table), table).toBe(await readOnly((db) => count(db, `SELECT * FROM ${table}`)));
+    }
+  });
+
+  it('refuses the other layout switches: flat to partitioned, Parquet to CSV (even without --since)', async () => {
+    const out = outDir();
+    await exportTables(dbPath, { outDir: out });
+    const before = snapshot(out);
+    const partitioned = await runCli(['export', '--db', dbPath, '--out', out, '--partition-by', 'day']);
+    expect(partitioned.code).toBe(2);
+    expect(partitioned.stderr).toBe(
+      `convoduck: ${out} holds an unpartitioned export — leave out --partition-by, or export into a new folder\n`,
+    );
+    const csv = await runCli(['export', '--db', dbPath, '--out', out, '--format', 'csv', '--tables', 'agents']);
+    expect(csv.code).toBe(2);
+    expect(csv.stderr).toBe(`convoduck: ${out} holds a Parquet export — pass --format parquet, or export into a new folder\n`);
+    expect(snapshot(out)).toEqual(before);
+
+    // A folder already mixed (as earlier versions could leave it) takes no further export.
+    const other = outDir();
+    await exportTables(dbPath, { outDir: other, partitionBy: 'day', tables: ['tool_calls'] });
+    rmSync(join(out, 'tool_calls'), { recursive: true });
+    renameSync(join(other, 'tool_calls'), join(out, 'tool_calls'));
+    const mixedBefore = snapshot(out);
+    const mixed = await runCli(['export', '--db', dbPath, '--out', out]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/^convoduck: .* holds tables of different layouts \(.*day-partitioned.*\) — export into a new folder\n$/);
+    expect(snapshot(out)).toEqual(mixedBefore);
+  });
+
+  it('refuses an unpartitioned --since export that would shrink an earlier file; a wider --since may replace it', async () => {
+    const out = outDir();
+    await exportTables(dbPath, { outDir: out });
+    const before = snapshot(out);
+    const res = await runCli(['export', '--db', dbPath, '--out', out, '--since', '2026-11-05T00:00:00Z']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(
+      /^convoduck: .* holds earlier rows of conversations, transcript_turns, tool_calls, node_visits that --since without --partition-by would drop .* — export without --since, or use --partition-by day\|month with --since in a new folder for incremental exports\n$/,
+    );
+    expect(snapshot(out)).toEqual(before);
+    expect(await exportedRows(out, 'conversations')).toBe(150);
+
+    // Files that hold only rows since 2026-11-04 may be replaced by rows since 2026-11-03
+    // (a superset), not by rows since 2026-11-05.
+    const recent = outDir();
+    await exportTables(dbPath, { outDir: recent, since: new Date('2026-11-04T00:00:00Z') });
+    const wider = await runCli(['export', '--db', dbPath, '--out', recent, '--since', '2026-11-03T00:00:00Z']);
+    expect(wider.code).toBe(0);
+    const since3 = await readOnly((db) => count(db, `SELECT * FROM conversations WHERE started_at >= '2026-11-03T00:00:00Z'`));
+    expect(await exportedRows(recent, 'conversations')).toBe(since3);
+    const narrower = await runCli(['export', '--db', dbPath, '--out', recent, '--since', '2026-11-05T00:00:00Z']);
+    expect(narrower.code).toBe(2);
+    expect(await exportedRows(recent, 'conversations')).toBe(since3);
+  });
+
+  it('reads a manifest without the layout (version 1): infers it from the folder and keeps older partitions', async () => {
+    const out = outDir();
+    await exportTables(dbPath, { outDir: out, partitionBy: 'day', now: () => new Date('2026-11-06T00:00:00Z') });
+    // The manifest as earlier versions wrote it: per-table format and partitioning only.
+    const path = join(out, MANIFEST_FILE);
+    const manifest = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> & { tables: Record<string, Record<string, unknown>> };
+    delete manifest.layout;
+    manifest.manifest_version = 1;
+    for (const table of Object.values(manifest.tables)) delete table.partitions;
+    writeFileSync(path, JSON.stringify(manifest));
+
+    const before = snapshot(out);
+    const flat = await runCli(['export', '--db', dbPath, '--out', out, '--since', '2026-11-05T00:00:00Z']);
+    expect(flat.code).toBe(2);
+    expect(flat.stderr).toMatch(/holds a day-partitioned export — pass --partition-by day/);
+    expect(snapshot(out)).toEqual(before);
+
+    await exportTables(dbPath, {
+      outDir: out,
+      partitionBy: 'day',
+      since: new Date('2026-11-05T00:00:00Z'),
+      now: () => new Date('2026-11-07T00:00:00Z'),
+    });
+    expect(await exportedRows(out, 'conversations')).toBe(150);
+    const next = JSON.parse(readFileSync(path, 'utf8')) as {
+      manifest_version: number;
+      layout: unknown;
+      tables: Record<string, { partitions: Record<string, { started_from: string | null; started_before: string | null; exported_at: string | null }> }>;
+    };
+    expect(next.manifest_version).toBe(2);
+    expect(next.layout).toEqual({ format: 'parquet', partition_by: 'day' });
+    const parts = next.tables.tool_calls!.partitions;
+    expect(Object.keys(parts).sort()).toEqual(readdirSync(join(out, 'tool_calls')).sort());
+    // Rewritten partitions carry this export's time; kept ones the earlier table's.
+    expect(parts['day=2026-11-05']).toEqual({
+      started_from: '2026-11-05T00:00:00.000Z',
+      started_before: '2026-11-06T00:00:00.000Z',
+      exported_at: '2026-11-07T00:00:00.000Z',
+    });
+    expect(parts['day=2026-11-01']).toEqual({
+      started_from: '2026-11-01T00:00:00.000Z',
+      started_before: '2026-11-02T00:00:00.000Z',
+      exported_at: '2026-11-06T00:00:00.000Z',
+    });
   });
 });

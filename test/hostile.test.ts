@@ -3,41 +3,57 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { HOSTILE_KINDS, startSimulator, type HostileKind, type Simulator } from '../src/simulator/index.js';
 import { sync, type SyncSummary } from '../src/crawler/sync.js';
 import { Database } from '../src/store/database.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 
-let sim: Simulator;
-let dir: string;
-let dbPath: string;
-let summary: SyncSummary;
-const broken = new Map<HostileKind, string>();
-
 /** Kinds whose body is valid JSON that DuckDB can hold: kept raw, marked unusable. */
 const KEPT_RAW: HostileKind[] = ['transcript_object', 'bad_date', 'string_number'];
 
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 51, conversations: 300, rateLimit: 100_000 });
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-hostile-'));
-  dbPath = join(dir, 'hostile.duckdb');
+interface HostileRun {
+  sim: Simulator;
+  dbPath: string;
+  /** the conversation broken in each way */
+  broken: Map<HostileKind, string>;
+  summary: SyncSummary;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+
+afterAll(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+/** A simulator with one conversation broken in each hostile way, synced once into a new database. */
+async function hostileRun(): Promise<HostileRun> {
+  const sim = await startSimulator({ seed: 51, conversations: 300, rateLimit: 100_000 });
+  const dir = mkdtempSync(join(tmpdir(), 'convoduck-hostile-'));
+  cleanups.push(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const dbPath = join(dir, 'hostile.duckdb');
+  const broken = new Map<HostileKind, string>();
   const finished = sim.dataset.conversations.filter((c) => c.outcome !== null);
   HOSTILE_KINDS.forEach((kind, i) => {
     const id = finished[10 + i * 7]!.id;
     broken.set(kind, id);
     sim.breakConversation(id, kind);
   });
-  summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, timeoutMs: 1_500, maxRetries: 1 });
-}, 120_000);
+  const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, timeoutMs: 1_500, maxRetries: 1 });
+  return { sim, dbPath, broken, summary };
+}
 
-afterAll(async () => {
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+// Tests that only look share one run, made by whichever of them comes first; a test that
+// changes the simulator or the database makes its own.
+let shared: Promise<HostileRun> | undefined;
+const sharedRun = (): Promise<HostileRun> => (shared ??= hostileRun());
 
 describe('hostile responses', () => {
   it('finish the run with one recorded error per broken conversation', async () => {
+    const { sim, dbPath, broken, summary } = await sharedRun();
     expect(summary.status).toBe('errors');
     expect(summary.detailsFetched).toBe(300 - broken.size);
     const db = await Database.open(dbPath, { readOnly: true });
@@ -60,13 +76,15 @@ describe('hostile responses', () => {
       expect(e.message).not.toContain(sim.apiKey);
       expect(e.message.split('\n')).toHaveLength(1);
     }
-  });
+  }, 120_000);
 
-  it('never follows a redirect with the Authorization header', () => {
+  it('never follows a redirect with the Authorization header', async () => {
+    const { sim } = await sharedRun();
     expect(sim.leakedAuthorization).toEqual([]);
-  });
+  }, 120_000);
 
   it('keeps bodies that were valid JSON raw, marked unusable, and derives nothing from them', async () => {
+    const { dbPath, broken } = await sharedRun();
     const db = await Database.open(dbPath, { readOnly: true });
     const raw = await db.all<{ id: string; invalid_reason: string | null }>(
       `SELECT id, invalid_reason FROM raw_conversations WHERE invalid_reason IS NOT NULL ORDER BY id`,
@@ -77,13 +95,15 @@ describe('hostile responses', () => {
     db.close();
     expect(raw.map((r) => r.id).sort()).toEqual(KEPT_RAW.map((k) => broken.get(k)!).sort());
     expect(turns?.n).toBe(0);
-  });
+  }, 120_000);
 
   it('leaves every other conversation exact, and fetches the broken ones again once they heal', async () => {
+    const { sim, dbPath, broken, summary } = await hostileRun();
+    expect(summary.status).toBe('errors');
     for (const id of broken.values()) sim.breakConversation(id, null);
     const again = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
     expect(again.status).toBe('ok');
     expect(again.detailsFetched).toBe(broken.size + sim.dataset.conversations.filter((c) => c.outcome === null).length);
     await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
-  });
+  }, 120_000);
 });

@@ -2,7 +2,7 @@
 // dataset, in every output format, with SQL and usage errors, and while another process
 // holds the file.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,8 @@ import { Command } from 'commander';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerQuery } from '../src/cli/commands/query.js';
-import { CliError, UsageError } from '../src/cli/errors.js';
+import { toCliError, UsageError } from '../src/cli/errors.js';
+import { QueryError } from '../src/shared/errors.js';
 import type { QueryFormat } from '../src/exports/format.js';
 import { runQuery } from '../src/exports/query.js';
 import { compactJson, csvField, fitCell, oneLineError, toJsonCell, toText, stringifyJson } from '../src/exports/format.js';
@@ -48,7 +49,7 @@ async function queryHere(sql: string, format: QueryFormat): Promise<string> {
   return text;
 }
 
-/** The `query` command's action in this process: resolves, or rejects with what main.ts would print. */
+/** The `query` command's action in this process: null, or the error as main.ts would map it. */
 async function commandHere(args: string[]): Promise<unknown> {
   const program = new Command('convoduck').exitOverride();
   registerQuery(program);
@@ -56,7 +57,7 @@ async function commandHere(args: string[]): Promise<unknown> {
     await program.parseAsync(['node', 'convoduck', ...args]);
     return null;
   } catch (err) {
-    return err;
+    return toCliError(err) ?? err;
   }
 }
 
@@ -265,14 +266,14 @@ describe('query errors', () => {
     expect(res.stderr).toMatch(/^convoduck: Catalog Error: Table with name no_such_table does not exist!.*\n$/);
     expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(res.stderr).not.toMatch(/\bat .*\.js/);
-    // Parser and runtime errors too: a CliError with exit code 1 and a one-line message.
+    // Parser and runtime errors too: a QueryError (exit 1) with a one-line message.
     for (const sql of ['SELEC 1', "SELECT error('boom')", 'SELECT 1; SELECT * FROM nope']) {
       const err = await runQuery(dbPath, sql, { format: 'csv', out: new Writable({ write: (_c, _e, cb) => cb() }) }).catch(
         (e: unknown) => e,
       );
-      expect(err, sql).toBeInstanceOf(CliError);
-      expect((err as CliError).exitCode).toBe(1);
-      expect((err as CliError).message).not.toContain('\n');
+      expect(err, sql).toBeInstanceOf(QueryError);
+      expect(toCliError(err)?.exitCode).toBe(1);
+      expect((err as QueryError).message).not.toContain('\n');
     }
   });
 
@@ -310,7 +311,7 @@ describe('query errors', () => {
   });
 });
 
-describe('query while another process holds the file', () => {
+describe('query and report while another process holds the file', () => {
   /** A child process that opens the file read-write (as a sync's commit does) and holds it. */
   function holdDatabase(ms: number): Promise<{ released: Promise<void>; release: () => void }> {
     const script = `
@@ -352,6 +353,36 @@ describe('query while another process holds the file', () => {
     expect(res.stdout).toBe('');
     const lines = res.stderr.trimEnd().split('\n');
     expect(lines[lines.length - 1]).toMatch(/stayed locked by another process for 1 s.*--wait/);
+  });
+
+  it('report waits for the lock the same way and then writes its files', async () => {
+    const out = join(dir, 'reports-after-wait');
+    const { released } = await holdDatabase(2000);
+    const started = Date.now();
+    const res = await runCli(['report', 'outcomes', '--db', dbPath, '--out', out]);
+    const waited = Date.now() - started;
+    await released;
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/^convoduck: another process holds the database.*waiting up to 30s…\noutcomes: \d+ rows → /);
+    expect(readFileSync(join(out, 'outcomes.csv'), 'utf8')).toMatch(/^day,/);
+    expect(waited).toBeGreaterThan(1000);
+  });
+
+  it('report gives up after --wait with the same one-line message as query (exit 1), writing nothing', async () => {
+    const out = join(dir, 'reports-gave-up');
+    const { released, release } = await holdDatabase(10_000);
+    const [report, query] = await Promise.all([
+      runCli(['report', '--db', dbPath, '--wait', '1s', '--out', out]),
+      runCli(['query', '--db', dbPath, '--wait', '1s', 'SELECT 1']),
+    ]);
+    release();
+    await released;
+    expect(report.code, report.stderr).toBe(1);
+    expect(report.stdout).toBe('');
+    const lines = report.stderr.trimEnd().split('\n');
+    expect(lines).toEqual([expect.stringMatching(/waiting up to 1s/), expect.stringMatching(/stayed locked by another process for 1 s.*--wait$/)]);
+    expect(lines[1]).toBe(query.stderr.trimEnd().split('\n').pop());
+    expect(existsSync(out)).toBe(false);
   });
 });
 

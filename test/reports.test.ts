@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationDetail, ConversationSummary, NodePathEntry, ToolCallEntry } from '../src/api/types.js';
-import { UsageError } from '../src/cli/errors.js';
+import { InvalidInputError } from '../src/shared/errors.js';
 import { loadReports, parseReportTime, reportBody, runReports, type ReportFilters, type RunReportsOptions } from '../src/reports/index.js';
 import { startSimulator, type Dataset, type Simulator } from '../src/simulator/index.js';
 import { sync } from '../src/crawler/sync.js';
@@ -900,8 +900,8 @@ describe('report parameters', () => {
     }
   });
 
-  it('an unknown time zone or an empty range is a UsageError', async () => {
-    await expect(run('badtz', { filters: { tz: 'Mars/Olympus' } })).rejects.toThrow(UsageError);
+  it('an unknown time zone or an empty range is an InvalidInputError', async () => {
+    await expect(run('badtz', { filters: { tz: 'Mars/Olympus' } })).rejects.toThrow(InvalidInputError);
     await expect(
       run('badrange', {
         filters: { from: parseReportTime('--from', '2026-11-02', NOW), to: parseReportTime('--to', '2026-11-01', NOW) },

@@ -1,101 +1,38 @@
-// A client-side rolling-window rate limiter for one API key.
+// A client-side rate limiter for one API key: as many requests as the key's limit allows, never
+// more, whatever else spends the key and however the server counts.
 //
-// The server accepts `limit` requests per rolling `windowMs` per key, and other integrations may
-// spend the same key's budget at the same time. This limiter spaces OUR sends so that
-//   1. no rolling window of `windowMs` ever holds more of our sends than our budget, and
-//   2. the budget leaves room for the foreign usage inferred from the rate headers:
-//      budget = min(maxRpm, limit, limit − foreign − reserve).
-// It is pure apart from the injected clock, so all of it is unit-tested with a fake clock.
+//   1. No rolling window of `windowMs` holds more of our sends than min(maxRpm, limit). A send
+//      counts from when it left (the API client restamps it when undici writes it to the socket).
+//   2. The budget leaves room for other clients and one reserve slot:
+//      budget = min(maxRpm, limit, limit − foreign − reserve)   (foreign-usage.ts)
+//      While another client is seen, sends after the first window are paced at the budget per
+//      window, so that it always finds a free slot instead of meeting our refills in a wave.
+//   3. How the server frees slots is read from how Remaining moves (limit-reading.ts). A fixed
+//      window frees them no later than a rolling one would, so the rolling reading serves it. A
+//      token bucket looks like a heavy client that never sends; once its steady refill shows, the
+//      limiter sends whenever Remaining, less our sends since, plus the refill since, leaves the
+//      reserve free.
+//   4. No wait without end. Before the first response one request goes alone (it tells the
+//      limit); after a 429 and its pause, one goes alone; a high foreign level that nobody is seen
+//      adding to (an earlier run's requests, a bucket's small size) is probed one request at a
+//      time at the sustainable pace; `stats()` says what the head of the queue waits for.
 //
-// Time model. A send is recorded when `acquire()` resolves and stays in our window for
-// `windowMs + guardMs`. The caller moves the record with `restamp()` to when the request actually
-// leaves (the API client does when undici writes it to the socket): the first request of a sync
-// leaves 11–13 ms after the limiter let it go on an idle machine and 25–84 ms in the budget
-// benchmark (a new connection, the HTTP client starting up). The guard absorbs the rest of the
-// difference between our record and the server's arrival time, a few ms (event loop, socket
-// writes); it is short (≤ 20 ms) because while one of our slots has expired at the server but not
-// yet been refilled, a foreign client can take it (a longer stay for the first send lost that race
-// to a client that started unseen with us: 2 × 429 in the simulated-clock tests). Sends are at
-// least `minSpacingMs` apart, so the server sees them in the order we sent them, which keeps the
-// foreign estimate exact (below).
+// The reserve slot absorbs what no estimate sees in time: a foreign request landing between one of
+// our slots expiring and our refill, a client that wobbles or starts unseen, a send the server
+// stamps late. Waiters are served first in, first out. Everything is pure apart from the injected
+// clock, so all of it is tested on a fake one (test/support/rate-sim.ts).
 //
-// Foreign usage. A response tells the server's count when our request arrived (≈ when we sent it,
-// on loopback): used = limit − remaining. Our part of it is our sends in (s − windowMs, s]
-// (counted generously, ± skewMs at the edges, so the difference is a lower bound); the rest is
-// foreign. Every response gives such a sample. The estimate is the MAX over the samples of the
-// requests sent within the last `foreignHorizonMs` (default one window), not the latest or an
-// average, because errors are not symmetric: one too low means a 429 (for us, or for the other
-// client, which then looks smaller, so we take even more: a ratchet), one too high costs one slot.
-// A window is the natural horizon: a foreign request counted in a sample stays counted by the
-// server for at most one window, and with it the estimate follows the other client down within a
-// window and up with the next response.
-//
-// The max sizes the budget. Whether another client is about at all (which switches pacing and the
-// quiet-spell probe below on) asks for more: a sample one above the rest can be our own send. The
-// server may stamp a request of ours later than we recorded it, by more than the guard (before
-// restamps: 25–84 ms for the first request of every traced benchmark run, 21–35 ms now and then for
-// others; after them, none in a traced run of the four cases, but the server's side can still be
-// late). When its slot is refilled a window later the server still counts it, and that sample shows
-// a foreign request that is ours: alone on the key, it switched pacing on, 77 requests short in a
-// minute in the budget benchmark. Such a sample is "ambiguous": one of our sends left our window
-// less than `lateMs` before it. A real foreign request stays counted for a whole window, so it
-// shows in later samples too; a late send of ours only until the server drops it, a few ms later.
-// So for this question an ambiguous sample counts one less unless the first sample sent `confirmMs`
-// or more after it shows as much. The budget still takes it at face value (one slot for a window):
-// a stall that delayed several of our sends makes several refills meet their old sends at the
-// server, and only the smaller budget stops the second of them from being a 429.
-//
-// Reserve. One slot of the server's limit stays free. It absorbs what no estimate can see in time:
-// a foreign request landing in the short gap between one of our slots expiring and our refill, a
-// foreign client that wobbles around its rate (or starts with us, unseen), and a send of ours the
-// server stamps later than we did by more than the guard (a busy event loop on either side). Each
-// of these would otherwise be a 429. It costs 1/60 of the budget (1/45 of our share against a
-// client using 15 of 60).
-//
-// Pacing. Alone on the key, each slot is refilled as soon as it leaves the window: the first
-// window goes out at once and every later one repeats its pattern, the full budget in each. While
-// another client is seen, sends after the first window are spread at `budget` per window instead
-// (a token bucket of `paceBurst`), the sustainable rate anyway: no burst goes out on an old
-// estimate, responses (and so samples) keep coming, and a client that started with us finds free
-// slots and is seen, instead of our refilling the first burst's slots in a wave every window and
-// starving it. (Pacing alone would cost throughput when the first window's sends came late in it:
-// a paced refill cannot catch up with a late burst.)
-//
-// Unknowns. Before the first response we know nothing, not even the server's limit: one request
-// goes alone. After a 429 (and its pause), and, while another client is about, after `quietMs`
-// without a send or a response (it may have filled the server meanwhile, unseen), one request goes
-// alone again to see how full the server is before the others follow. That costs one latency,
-// which is why it is not done when nobody else has been seen.
-//
-// Blocking. When our window is full the head waiter sleeps exactly until the send that has to
-// leave the window leaves it (+ guard). When foreign usage blocks, it sleeps until enough of our
-// sends leave, but at most `pollMs`, and re-checks; every response, release and pause also wakes
-// it. Waiters are served strictly first in, first out.
+// Over 400 lines on purpose: the queue and the decision read the same state. What stands alone is
+// beside it: clock.ts, own-sends.ts, foreign-usage.ts, limit-reading.ts, pacer.ts.
 
-export interface Clock {
-  /** Milliseconds on a monotonic scale (fractions allowed). */
-  now(): number;
-  /** Resolves after `ms`, or earlier (without throwing) when `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+import { systemClock, type Clock } from './clock.js';
+import { ForeignUsage } from './foreign-usage.js';
+import { LimitReading, type RefillReading } from './limit-reading.js';
+import { OwnSends } from './own-sends.js';
+import { Pacer } from './pacer.js';
 
-export const systemClock: Clock = {
-  now: () => performance.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted) {
-        resolve();
-        return;
-      }
-      const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, Math.min(ms, 2_000_000_000)));
-      signal?.addEventListener('abort', done, { once: true });
-    }),
-};
+export { systemClock, type Clock } from './clock.js';
+export { foreignLevel, type Sample } from './foreign-usage.js';
 
 export interface RateLimiterOptions {
   /** Rolling window length; default 60 000 (the API's rolling minute). */
@@ -144,6 +81,8 @@ export interface RateObservation {
   remaining?: number | undefined;
   /** HTTP status; 429 marks the request as rejected by the server. */
   status?: number | undefined;
+  /** with a 429: nothing is sent for this long, from now (set here, so nothing slips out first) */
+  pauseMs?: number | undefined;
 }
 
 export interface RateLimiterStats {
@@ -167,15 +106,22 @@ export interface RateLimiterStats {
   rejected: number;
   /** Clock time before which nothing is sent (0 when not paused). */
   pausedUntil: number;
+  /** How the server's limit is read: a window (rolling or fixed), or slots freeing at a steady rate. */
+  reading: 'window' | 'refill';
+  /** What the head of the queue waits for, when it waits. */
+  waitingFor: WaitReason | null;
+  /** Milliseconds until the head of the queue may go, as far as known (0 when nobody waits). */
+  waitMs: number;
 }
 
-type SendState = 'pending' | 'ok' | 'rejected' | 'failed';
-
-interface SendRecord {
-  id: number;
-  t: number;
-  state: SendState;
-}
+/** Why nothing is sent right now; the CLI tells the user, so that no minute passes in silence. */
+export type WaitReason =
+  | 'retry-after' // the server answered 429; waiting as its Retry-After said
+  | 'own-window' // our own budget for the window is spent
+  | 'other-client' // another client (or an earlier run) uses the key's budget
+  | 'refill' // the server frees slots at a steady rate: waiting for the next one
+  | 'first-response' // one request is out to learn the limit or how full the server is
+  | 'spacing';
 
 interface Waiter {
   resolve: (t: Ticket) => void;
@@ -184,16 +130,7 @@ interface Waiter {
   onAbort: (() => void) | undefined;
 }
 
-export interface Sample {
-  /** send time of the request the sample came from */
-  sentAt: number;
-  /** lower bound of the foreign requests the server counted when that request arrived */
-  foreign: number;
-  /** a send of ours left our window just before: the server may still have counted it */
-  ambiguous: boolean;
-}
-
-type Decision = { ok: true } | { ok: false; waitMs: number };
+type Decision = { ok: true } | { ok: false; waitMs: number; reason: WaitReason };
 
 export class RateLimiter {
   readonly windowMs: number;
@@ -218,20 +155,16 @@ export class RateLimiter {
   private probing = false;
   private pausedUntilT = 0;
   private lastResponseAt = -Infinity;
-  private firstSendAt: number | undefined;
-  /** pacing tokens (see decide); NaN until pacing starts */
-  private tokens = Number.NaN;
-  private tokensAt = 0;
-  private nextId = 1;
+  private readonly pacer: Pacer;
   private sentCount = 0;
   private rejectedCount = 0;
-  /** Our sends in send order (the clock is monotonic, so sorted by `t`). */
-  private sends: SendRecord[] = [];
-  private readonly pending = new Map<number, SendRecord>();
-  /** sorted by sentAt */
-  private samples: Sample[] = [];
-  private latest: Sample | undefined;
+  private readonly sends: OwnSends;
+  private readonly foreignUsage: ForeignUsage;
   private readonly queue: Waiter[] = [];
+  private readonly limitReading: LimitReading;
+  /** since when the foreign level has been a third of the limit or more (see staticForeign) */
+  private bigForeignSince: number | undefined;
+  private lastDecision: { at: number; d: Decision } | undefined;
   private pumping = false;
   private wake: AbortController | undefined;
 
@@ -250,7 +183,11 @@ export class RateLimiter {
     this.pollMs = Math.max(1, opts.pollMs ?? clamp(this.windowMs / 300, 5, 250));
     this.pace = opts.pace ?? 'auto';
     this.paceBurst = Math.max(1, opts.paceBurst ?? 3);
+    this.pacer = new Pacer(this.windowMs, this.paceBurst);
     this.quietMs = Math.max(1, opts.quietMs ?? this.windowMs / 4);
+    this.limitReading = new LimitReading(this.windowMs, this.guardMs);
+    this.sends = new OwnSends(this.windowMs, this.guardMs, this.skewMs, this.lateMs);
+    this.foreignUsage = new ForeignUsage(this.foreignHorizonMs, this.confirmMs);
   }
 
   /** Current minimum gap between sends (it scales with the learned limit). */
@@ -285,29 +222,29 @@ export class RateLimiter {
 
   /** Feeds back the response to `ticket`'s request: its rate headers and status. */
   observe(ticket: Ticket, obs: RateObservation): void {
-    const rec = this.pending.get(ticket.id);
+    const rejected = obs.status === 429;
+    const rec = this.sends.settle(ticket.id, rejected ? 'rejected' : 'ok');
     if (!rec) return;
-    this.pending.delete(ticket.id);
     this.lastResponseAt = this.clock.now();
     // Any response shows the server answers; without a limit header the configured one stays.
     this.learned = true;
     if (isCount(obs.limit) && obs.limit >= 1) this.limit = Math.floor(obs.limit);
-    if (obs.status === 429) {
+    if (rejected) {
       // The server was full. The pause comes from the caller (Retry-After); after it, one request
       // finds out how full. A 429 carries no usable count, so it adds no sample.
-      rec.state = 'rejected';
       this.rejectedCount++;
       this.probing = true;
+      if (obs.pauseMs !== undefined) this.pausedUntilT = Math.max(this.pausedUntilT, this.clock.now() + Math.max(0, obs.pauseMs));
     } else {
-      rec.state = 'ok';
       this.probing = false;
       if (isCount(obs.remaining)) {
-        const used = this.limit - Math.floor(obs.remaining);
-        this.addSample({
+        const remaining = Math.floor(obs.remaining);
+        this.foreignUsage.add({
           sentAt: rec.t,
-          foreign: Math.max(0, used - this.ownAt(rec.t)),
-          ambiguous: this.leftOurWindowJustBefore(rec.t),
+          foreign: Math.max(0, this.limit - remaining - this.sends.countedAt(rec.t)),
+          ambiguous: this.sends.leftJustBefore(rec.t),
         });
+        this.limitReading.add(rec.t, remaining, this.limit, (from, to) => this.sends.between(from, to));
       }
     }
     this.kick();
@@ -319,24 +256,12 @@ export class RateLimiter {
    * so that it stays in our window as long as the server counts it.
    */
   restamp(ticket: Ticket, t: number): void {
-    const rec = this.pending.get(ticket.id);
-    if (!rec || t <= rec.t) return;
-    const from = this.sends.lastIndexOf(rec);
-    if (from < 0) return;
-    this.sends.splice(from, 1);
-    rec.t = t;
-    let i = this.sends.length;
-    while (i > 0 && this.sends[i - 1]!.t > t) i--;
-    this.sends.splice(i, 0, rec);
+    this.sends.restamp(ticket.id, t);
   }
 
   /** The request failed without a response (network error). It still counts as sent. */
   release(ticket: Ticket): void {
-    const rec = this.pending.get(ticket.id);
-    if (!rec) return;
-    this.pending.delete(ticket.id);
-    rec.state = 'failed';
-    this.kick();
+    if (this.sends.settle(ticket.id, 'failed')) this.kick();
   }
 
   /** After a 429 with Retry-After: nothing is sent before clock time `t`. */
@@ -354,12 +279,12 @@ export class RateLimiter {
 
   stats(): RateLimiterStats {
     const t = this.clock.now();
-    const foreign = this.foreignEstimate(t);
+    const foreign = this.limitReading.refill ? this.limitReading.foreign(this.limitReading.read(t), this.limit) : this.foreignEstimate(t);
     const reserve = this.reserve;
     return {
       sent: this.sentCount,
-      inWindow: this.inWindow(t).length,
-      inFlight: this.pending.size,
+      inWindow: this.sends.inWindow(t).length,
+      inFlight: this.sends.inFlight,
       waiting: this.queue.length,
       limit: this.limit,
       foreign,
@@ -367,6 +292,12 @@ export class RateLimiter {
       budget: Math.max(0, this.budgetFor(foreign, reserve)),
       rejected: this.rejectedCount,
       pausedUntil: this.pausedUntilT > t ? this.pausedUntilT : 0,
+      reading: this.limitReading.refill ? 'refill' : 'window',
+      waitingFor: this.queue.length > 0 && this.lastDecision && !this.lastDecision.d.ok ? this.lastDecision.d.reason : null,
+      waitMs:
+        this.queue.length > 0 && this.lastDecision && !this.lastDecision.d.ok
+          ? Math.max(0, this.lastDecision.at + this.lastDecision.d.waitMs - t)
+          : 0,
     };
   }
 
@@ -380,171 +311,93 @@ export class RateLimiter {
     return this.reserveOpt ?? (this.limit >= 10 ? 1 : 0);
   }
 
-  /** Our sends (any state) still inside our window at `t`: s > t − windowMs − guard. */
-  private inWindow(t: number): SendRecord[] {
-    return this.sends.slice(this.firstSentAfter(t - this.windowMs - this.guardMs));
-  }
-
-  /** Index of the first of our sends with t > `cutoff` (binary search: sends are in time order). */
-  private firstSentAfter(cutoff: number): number {
-    let lo = 0;
-    let hi = this.sends.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.sends[mid]!.t > cutoff) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
-  }
-
-  /**
-   * How many of our requests the server may have counted when the request sent at `s` arrived:
-   * our sends in (s − windowMs − skew, s + skew]. Counting generously makes `used − own` a lower
-   * bound of the foreign count; the max over samples closes the gap. Sends rejected with 429 are
-   * left out (the server does not count them, or we would overestimate: the safe side); sends that
-   * failed without a response are kept (on loopback they reached the server).
-   */
-  private ownAt(s: number): number {
-    let n = 0;
-    for (let i = this.sends.length - 1; i >= 0; i--) {
-      const r = this.sends[i]!;
-      if (r.t > s + this.skewMs) continue;
-      if (r.t <= s - this.windowMs - this.skewMs) break;
-      if (r.state !== 'rejected') n++;
-    }
-    return n;
-  }
-
-  /** One of our sends (not rejected) was sent in (s − windowMs − lateMs, s − windowMs − skew]. */
-  private leftOurWindowJustBefore(s: number): boolean {
-    const to = s - this.windowMs - this.skewMs;
-    for (let i = this.firstSentAfter(s - this.windowMs - this.lateMs); i < this.sends.length; i++) {
-      const r = this.sends[i]!;
-      if (r.t > to) return false;
-      if (r.state !== 'rejected') return true;
-    }
-    return false;
-  }
-
-  private addSample(s: Sample): void {
-    const sentAt = s.sentAt;
-    // responses come back out of order; keep the list sorted by send time
-    let i = this.samples.length;
-    while (i > 0 && this.samples[i - 1]!.sentAt > sentAt) i--;
-    this.samples.splice(i, 0, s);
-    if (!this.latest || sentAt >= this.latest.sentAt) this.latest = s;
-  }
-
-  /** The foreign estimate that sizes the budget: the max over the horizon's samples. */
+  /** The foreign estimate that sizes the budget (see foreign-usage.ts). */
   private foreignEstimate(t: number): number {
-    const samples = this.recentSamples(t);
-    if (samples.length > 0) {
-      let max = 0;
-      for (const s of samples) max = Math.max(max, s.foreign);
-      return max;
-    }
-    return this.guessWithoutSamples();
-  }
-
-  /** Whether another client uses the key (pacing and quiet-spell probes): the discounted level ≥ 1. */
-  private anotherClientSeen(t: number): boolean {
-    const samples = this.recentSamples(t);
-    return (samples.length > 0 ? foreignLevel(samples, this.confirmMs) : this.guessWithoutSamples()) >= 1;
-  }
-
-  private recentSamples(t: number): Sample[] {
-    const cutoff = t - this.foreignHorizonMs;
-    let i = 0;
-    while (i < this.samples.length && this.samples[i]!.sentAt < cutoff) i++;
-    if (i > 0) this.samples.splice(0, i);
-    return this.samples;
-  }
-
-  private guessWithoutSamples(): number {
-    if (!this.latest) return 0;
-    // Nothing sent for a whole window: all the last sample counted has expired, but a steady
-    // foreign client has most likely replaced it. Keep that guess, leaving at least one slot so a
-    // probe can go out and refresh it instead of waiting forever.
-    return Math.min(this.latest.foreign, this.limit - 1);
-  }
-
-  private prune(t: number): void {
-    let keepFrom = t - this.windowMs - this.guardMs;
-    const oldestPending = this.pending.values().next();
-    if (!oldestPending.done) keepFrom = Math.min(keepFrom, oldestPending.value.t - this.windowMs - Math.max(this.lateMs, this.skewMs));
-    let i = 0;
-    while (i < this.sends.length && this.sends[i]!.t <= keepFrom) i++;
-    if (i > 64 || i === this.sends.length) this.sends.splice(0, i);
+    return this.foreignUsage.estimate(t, this.limit - 1 - this.reserve);
   }
 
   private decide(t: number): Decision {
-    if (t < this.pausedUntilT) return { ok: false, waitMs: this.pausedUntilT - t };
-    const last = this.sends[this.sends.length - 1];
+    if (t < this.pausedUntilT) return { ok: false, waitMs: this.pausedUntilT - t, reason: 'retry-after' };
+    const last = this.sends.last;
     const spacing = this.minSpacingMs;
-    if (last && t < last.t + spacing) return { ok: false, waitMs: last.t + spacing - t };
-    this.prune(t);
-    const win = this.inWindow(t);
+    if (last && t < last.t + spacing) return { ok: false, waitMs: last.t + spacing - t, reason: 'spacing' };
+    this.sends.prune(t);
+    const win = this.sends.inWindow(t);
     const n = win.length;
     const cap = Math.min(this.maxRpm ?? Infinity, this.limit);
-    const foreign = this.foreignEstimate(t);
+    const reading = this.limitReading.read(t);
+    const foreign = this.limitReading.refill ? this.limitReading.foreign(reading, this.limit) : this.foreignEstimate(t);
+    if (foreign < this.limit / 3 || this.foreignUsage.isEmpty(t)) this.bigForeignSince = undefined;
+    else this.bigForeignSince ??= t;
     const budget = this.budgetFor(foreign, this.reserve);
-    const shared = this.anotherClientSeen(t);
-    const paceWait = this.paceWait(t, budget, shared);
-    if (paceWait > 0) return { ok: false, waitMs: paceWait };
+    // In refill mode the refill itself paces us. A large foreign level that never moved is no
+    // client to make room for (an earlier run's requests, or a bucket's small size): pacing would
+    // only hide how the server frees its slots.
+    const shared = !this.limitReading.refill && !this.staticForeign(foreign, reading) && this.foreignUsage.anotherClientSeen(t, this.limit - 1 - this.reserve);
+    const paceWait = this.pacer.wait(t, budget, this.pace === 'always' || (this.pace === 'auto' && shared));
+    if (paceWait > 0) return { ok: false, waitMs: paceWait, reason: 'other-client' };
     const leaveAt = (k: number): number => win[k]!.t + this.windowMs + this.guardMs - t;
 
     if (n >= cap) {
       // Our own window is full: sleep until the send that must leave has left.
-      return { ok: false, waitMs: leaveAt(n - cap) };
+      return { ok: false, waitMs: leaveAt(n - cap), reason: 'own-window' };
     }
-    if (n >= budget) {
+    if (n >= budget && !(this.limitReading.refill && n < cap) && !this.mayProbe(t, reading, foreign)) {
       // The reserve or foreign usage blocks us: our own expiries free a slot, and so may a lower
       // estimate as samples age (hence the poll; responses wake us anyway).
       const k = n - budget;
       const ownWait = budget > 0 && k < n ? leaveAt(k) : Infinity;
-      return { ok: false, waitMs: Math.min(ownWait, foreign > 0 ? this.pollMs : this.windowMs) };
+      return { ok: false, waitMs: Math.min(ownWait, foreign > 0 ? this.pollMs : this.windowMs), reason: foreign > 0 ? 'other-client' : 'own-window' };
+    }
+    if (this.limitReading.refill) {
+      const wait = this.limitReading.refillWait(t, reading, this.limit, this.reserve, (from) => this.sends.between(from, Infinity));
+      if (wait > 0) return { ok: false, waitMs: wait, reason: 'refill' };
     }
     // After a quiet spell, with another client about, one request looks first (see the header).
     if (shared && last && t - Math.max(last.t, this.lastResponseAt) > this.quietMs) this.probing = true;
-    if ((!this.learned || this.probing) && this.awaitingRecent(t)) {
+    if ((!this.learned || this.probing) && this.sends.awaitingRecent(t)) {
       // One request at a time until a response tells the limit (at the start) or how full the
       // server is. Responses and releases wake us; the timeout is a safety net.
-      return { ok: false, waitMs: this.windowMs };
+      return { ok: false, waitMs: this.windowMs, reason: 'first-response' };
     }
     return { ok: true };
   }
 
-  /** Wait imposed by pacing (see the header); 0 during the first window and when not pacing. */
-  private paceWait(t: number, budget: number, shared: boolean): number {
-    if (this.pace === 'never' || (this.pace === 'auto' && !shared)) {
-      this.tokens = Number.NaN;
-      return 0;
-    }
-    if (this.firstSendAt === undefined || t - this.firstSendAt < this.windowMs || budget <= 0) return 0;
-    const rate = budget / this.windowMs;
-    if (Number.isNaN(this.tokens)) {
-      this.tokens = 1;
-      this.tokensAt = t;
-    }
-    this.tokens = Math.min(this.paceBurst, this.tokens + (t - this.tokensAt) * rate);
-    this.tokensAt = t;
-    // (a tolerance, or float rounding could make us wake up for ever-smaller waits)
-    return this.tokens >= 1 - 1e-6 ? 0 : Math.max(1, (1 - this.tokens) / rate);
+  /**
+   * A foreign level of a third of the limit or more, first seen less than a window ago: what we
+   * saw may be requests made before we started, which leave within a window, or a bucket's small
+   * size. After a window it is a client. (A small share costs little to wait out, and a probe
+   * would take the slot kept free for it.)
+   */
+  private staticForeign(foreign: number, r: RefillReading): boolean {
+    const since = this.bigForeignSince;
+    return foreign >= this.limit / 3 && since !== undefined && this.clock.now() - since < this.windowMs;
   }
 
-  /** A request sent within the last window is still unanswered (older ones tell nothing soon). */
-  private awaitingRecent(t: number): boolean {
-    for (const rec of this.pending.values()) if (rec.t > t - this.windowMs) return true;
-    return false;
+  /**
+   * Blocked by what looks like another client's usage, but none has been seen sending: the level
+   * may be an earlier run's requests leaving the window, or a bucket refilling. One request at a
+   * time, at the sustainable pace and only while the latest Remaining shows a free slot, finds
+   * out; without it the limiter would wait for a client that is not there.
+   */
+  private mayProbe(t: number, r: RefillReading, foreign: number): boolean {
+    if (this.limitReading.refill || !this.staticForeign(foreign, r) || this.sends.awaitingRecent(t)) return false;
+    const latest = this.limitReading.latest;
+    if (!latest) return false;
+    const last = this.sends.last;
+    const gap = (2 * this.windowMs) / this.limit;
+    if (last && t - Math.max(last.t, this.lastResponseAt) < gap) return false;
+    const edge = this.windowMs + this.guardMs;
+    const free = latest.remaining - this.sends.between(latest.sentAt, Infinity) + this.sends.between(latest.sentAt - edge, t - edge);
+    // A bucket of one or two tokens always shows 0: until a 429 says the server is really full,
+    // a probe may go at 0 too (at most one such 429 per run).
+    return free >= (this.rejectedCount === 0 ? 0 : 1);
   }
 
   private record(t: number): Ticket {
-    this.firstSendAt ??= t;
-    if (!Number.isNaN(this.tokens)) this.tokens -= 1;
-    const rec: SendRecord = { id: this.nextId++, t, state: 'pending' };
-    this.sends.push(rec);
-    this.pending.set(rec.id, rec);
+    this.pacer.sent(t);
     this.sentCount++;
+    const rec = this.sends.add(t);
     return { id: rec.id, sentAt: t };
   }
 
@@ -565,6 +418,7 @@ export class RateLimiter {
     while (this.queue.length > 0) {
       const t = this.clock.now();
       const d = this.decide(t);
+      this.lastDecision = { at: t, d };
       if (d.ok) {
         const w = this.queue.shift()!;
         if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
@@ -582,29 +436,6 @@ export class RateLimiter {
       this.wake = undefined;
     }
   }
-}
-
-/**
- * The level of foreign usage the samples of the horizon (sorted by send time) show beyond doubt:
- * their max, except that an ambiguous sample counts one less unless the first sample sent
- * `confirmMs` or more after it shows as much (see the header, after "Foreign usage").
- */
-export function foreignLevel(samples: readonly Sample[], confirmMs: number): number {
-  let best = 0;
-  let j = 0;
-  for (let i = 0; i < samples.length; i++) {
-    const s = samples[i]!;
-    if (s.foreign <= best) continue;
-    if (!s.ambiguous) {
-      best = s.foreign;
-      continue;
-    }
-    j = Math.max(j, i + 1);
-    while (j < samples.length && samples[j]!.sentAt < s.sentAt + confirmMs) j++;
-    const confirmed = j < samples.length && samples[j]!.foreign >= s.foreign;
-    best = Math.max(best, confirmed ? s.foreign : s.foreign - 1);
-  }
-  return best;
 }
 
 function clamp(v: number, lo: number, hi: number): number {

@@ -181,5 +181,3 @@ export interface ConversationListQuery {
 
 export const MAX_PER_PAGE = 200;
 export const DEFAULT_PER_PAGE = 50;
-/** The API's rate limit is counted over a rolling minute. */
-export const RATE_WINDOW_MS = 60_000;

@@ -74,13 +74,13 @@ export function maxInRollingWindow(times: readonly number[], windowMs: number): 
 export interface WindowUse {
   /** whole windows from the first request of ours (the steady state: the tail is left out) */
   windows: number;
-  /** our requests per window, window by window */
+  /** our accepted requests per window, window by window */
   own: number[];
   /** the other client's accepted requests per window */
   other: number[];
   /** the budget left to us per window: the limit minus what the other client asks for */
   left: number;
-  /** our requests in the whole windows ÷ (windows × left); above 1 means we took the other client's share */
+  /** our accepted requests in the whole windows ÷ (windows × left); above 1: we took the other client's share, or a bucket's burst */
   utilisation: number;
   /** the lowest single window's share */
   worstWindow: number;
@@ -104,9 +104,9 @@ export function windowUse(log: readonly LogTuple[], limit: number, otherPerWindo
   const other = new Array<number>(windows).fill(0);
   for (const [t, client, status] of log) {
     const k = Math.floor((t - t0) / windowMs);
-    if (k < 0 || k >= windows) continue;
+    if (k < 0 || k >= windows || status === 429) continue;
     if (client === 0) own[k]!++;
-    else if (status !== 429) other[k]!++;
+    else other[k]!++;
   }
   const used = own.reduce((a, b) => a + b, 0);
   return {

@@ -5,7 +5,7 @@
 // The last stdout line is JSON: {summary, maxRssMb, userCpuSec, systemCpuSec, wallSec}.
 // process.resourceUsage().maxRSS is the kernel's high-water mark of this process's resident set.
 
-import { preferSmallHeap } from '../cli/heap.js';
+import { preferSmallHeap } from '../shared/heap.js';
 import { sync } from '../crawler/sync.js';
 
 interface Args {

@@ -1,4 +1,11 @@
 // Errors the CLI turns into one line on stderr and a documented exit code, never a stack trace.
+// The library throws its own classes (src/shared/errors.ts and the modules' own); toCliError is
+// the one place that decides which exit code each of them means.
+
+import { AuthError } from '../api/client.js';
+import { SyncLockedError } from '../crawler/lock.js';
+import { DatabaseBusyError, DatabaseReadError, InvalidInputError, QueryError } from '../shared/errors.js';
+import { StoreError } from '../store/database.js';
 
 export const EXIT = {
   ok: 0,
@@ -24,4 +31,20 @@ export class UsageError extends CliError {
     super(message, EXIT.usage);
     this.name = 'UsageError';
   }
+}
+
+/**
+ * The message and exit code for an error a command let through, or undefined when it is none
+ * of convoduck's own (a bug: main.ts reports it as unexpected).
+ */
+export function toCliError(err: unknown): CliError | undefined {
+  if (err instanceof CliError) return err;
+  if (err instanceof InvalidInputError || err instanceof StoreError || err instanceof SyncLockedError) {
+    return new UsageError(err.message);
+  }
+  if (err instanceof QueryError || err instanceof DatabaseBusyError || err instanceof DatabaseReadError) {
+    return new CliError(err.message, EXIT.failed);
+  }
+  if (err instanceof AuthError) return new CliError(err.message, EXIT.auth);
+  return undefined;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { StoreError } from '../store/database.js';
-import { CliError, EXIT } from './errors.js';
+import { describeCommandLineError } from './command-line-errors.js';
+import { EXIT, toCliError, UsageError } from './errors.js';
 import { registerCommands } from './commands/index.js';
 
 // `convoduck … | head` closes the pipe early: that is the reader's choice, not an error.
@@ -19,13 +19,17 @@ const program = new Command('convoduck')
   )
   .version(packageVersion())
   .showSuggestionAfterError()
-  .configureOutput({
-    // One line per error, as for every other failure: "error: unknown command 'synk' (Did you mean sync?)"
-    outputError: (text, write) => write(text.trim().replace(/\s*\n\s*/g, ' ') + '\n'),
-  })
-  .exitOverride();
+  // commander's parse errors are printed below, in the house's one-line form (command-line-errors.ts)
+  .configureOutput({ outputError: () => undefined });
 
 registerCommands(program);
+for (const command of [program, ...program.commands]) {
+  command.exitOverride((err) => {
+    // --help, --version (exit 0) and help shown for a missing command stay commander's
+    if (err.exitCode === 0 || err.code === 'commander.help') throw err;
+    throw new UsageError(describeCommandLineError(err, command));
+  });
+}
 
 try {
   await program.parseAsync(process.argv);
@@ -43,13 +47,10 @@ function exitCodeFor(err: unknown): number {
     // --help and --version arrive here as "errors" with exit code 0.
     return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
-  if (err instanceof StoreError) {
-    process.stderr.write(`convoduck: ${err.message}\n`);
-    return EXIT.usage;
-  }
-  if (err instanceof CliError) {
-    process.stderr.write(`convoduck: ${err.message}\n`);
-    return err.exitCode;
+  const known = toCliError(err);
+  if (known) {
+    process.stderr.write(`convoduck: ${known.message}\n`);
+    return known.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`convoduck: unexpected error: ${message.split('\n')[0]}\n`);

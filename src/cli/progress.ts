@@ -1,6 +1,7 @@
 // Progress on stderr: a redrawn line on a terminal, a plain log line every few seconds
 // otherwise (cron and CI logs must stay readable).
 
+import type { WaitReason } from '../api/rate-limiter.js';
 import type { SyncProgress } from '../crawler/sync.js';
 
 const LOG_EVERY_MS = 5_000;
@@ -23,7 +24,7 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): {
       last = now;
       const line = describe(p, now);
       if (tty) {
-        stream.write(`\r\x1b[2K${line}`);
+        stream.write(`\r\x1b[2K${fit(line, stream.columns)}`);
         drawn = true;
       } else if (p.phase !== 'done') {
         stream.write(`${new Date(now).toISOString()} ${line}\n`);
@@ -50,7 +51,24 @@ export function describe(p: SyncProgress, now: number): string {
     const perMinute = p.detailsDone / minutes;
     parts.push(`ETA ${formatDuration(((p.detailsTotal - p.detailsDone) / perMinute) * 60)}`);
   }
+  // A wait of a second or two is the rate limit working; a longer one is said, with its reason.
+  if (p.waiting && p.waiting.ms >= 2_000) parts.push(`waiting ${formatDuration(p.waiting.ms / 1000)}: ${WAIT_REASONS[p.waiting.reason]}`);
   return parts.join(' · ');
+}
+
+const WAIT_REASONS: Record<WaitReason, string> = {
+  'retry-after': 'the server answered 429, waiting as its Retry-After says',
+  'own-window': 'this minute’s budget is spent (--max-rpm or the key’s limit)',
+  'other-client': 'another client, or an earlier run, is using the key’s budget',
+  refill: 'the server frees requests at a steady rate',
+  'first-response': 'one request is out to see how full the server is',
+  spacing: 'spacing requests',
+};
+
+/** A line cut to the terminal's width, so that redrawing it never wraps. */
+function fit(line: string, columns: number | undefined): string {
+  if (!columns || columns < 10 || line.length < columns) return line;
+  return `${line.slice(0, columns - 2)}…`;
 }
 
 function bar(done: number, total: number): string {

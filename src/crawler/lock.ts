@@ -26,6 +26,16 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** The pid of the live process holding the database's sync lock, or null (none, or left by a killed run). */
+export function syncLockHolder(dbPath: string): number | null {
+  try {
+    const pid = Number(readFileSync(`${dbPath}.sync-lock`, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Locks held by this process (a pid check cannot tell two in-process syncs apart). */
 const heldHere = new Set<string>();
 
@@ -46,10 +56,8 @@ export function acquireSyncLock(dbPath: string): SyncLock {
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && pid !== process.pid) {
-        throw new SyncLockedError(pid, lockPath);
-      }
+      const pid = syncLockHolder(dbPath);
+      if (pid !== null && pid !== process.pid) throw new SyncLockedError(pid, lockPath);
       // Left behind by a run that was killed: take it over.
       rmSync(lockPath, { force: true });
     }

@@ -1,5 +1,7 @@
 // Pure planning of what a run lists. No I/O: tested without a server.
 
+import type { TimeWindow } from '../store/state.js';
+
 export interface WindowPlanInput {
   /** the run's start: the window's `to` is pinned here so pages cannot shift under the crawl */
   now: Date;
@@ -53,6 +55,53 @@ export function countInWindow(startedAt: Iterable<number>, fromMs: number, toMs:
   let n = 0;
   for (const t of startedAt) if (t >= fromMs && t <= toMs) n++;
   return n;
+}
+
+/**
+ * The page size the server really serves, from its first page: `meta.per_page` when the page
+ * agrees with it (full, or holding every counted item), otherwise what the page held.
+ */
+export function servedPageSize(meta: { per_page: number; total: number }, itemsOnFirstPage: number): number {
+  const claimed = meta.per_page;
+  const plausible = Number.isInteger(claimed) && claimed >= 1;
+  if (plausible && itemsOnFirstPage === Math.min(claimed, meta.total)) return claimed;
+  if (itemsOnFirstPage > 0) return itemsOnFirstPage;
+  return plausible ? claimed : 1;
+}
+
+/** How many pages hold `total` items at `served` per page (at least the first is always asked for). */
+export function pageCount(total: number, served: number): number {
+  return Math.max(1, Math.ceil(Math.max(0, total) / Math.max(1, served)));
+}
+
+/**
+ * The windows to re-list a short window as, covering exactly what it covers, split where half
+ * of the conversations seen in it lie (so each level halves the pages to re-list); null when it
+ * cannot be split (one instant, or open at the bottom with nothing seen in it). A window open at
+ * the bottom keeps an open-ended part below the earliest conversation seen, so nothing older than
+ * what the server happened to serve is dropped.
+ */
+export function splitShortWindow(window: TimeWindow, seenStartedAt: readonly number[]): TimeWindow[] | null {
+  const { fromMs, toMs } = window;
+  const seen = seenStartedAt.filter((t) => t <= toMs && (fromMs === null || t >= fromMs)).sort((a, b) => a - b);
+  if (fromMs === null) {
+    if (seen.length === 0) return null;
+    const earliest = seen[0]!;
+    return [{ fromMs: null, toMs: earliest - 1 }, ...halves(earliest, toMs, seen)];
+  }
+  if (toMs <= fromMs) return null;
+  return halves(fromMs, toMs, seen);
+}
+
+/** [from, to] split after the median of `seen` (or the middle instant when nothing was seen). */
+function halves(fromMs: number, toMs: number, seen: readonly number[]): TimeWindow[] {
+  if (toMs <= fromMs) return [{ fromMs, toMs }];
+  if (seen.length === 0) return splitWindow(fromMs, toMs)!.map(([a, b]) => ({ fromMs: a, toMs: b }));
+  const cut = Math.min(Math.max(seen[Math.floor((seen.length - 1) / 2)]!, fromMs), toMs - 1);
+  return [
+    { fromMs, toMs: cut },
+    { fromMs: cut + 1, toMs },
+  ];
 }
 
 export type DetailsMode = { kind: 'all' } | { kind: 'none' } | { kind: 'first'; outcomes: string[] };

@@ -2,24 +2,16 @@
 // missing. Progress is committed page by page and batch by batch, so a run killed at any
 // point resumes where the database says it stopped.
 
-import pLimit from 'p-limit';
+import type { WaitReason } from '../api/rate-limiter.js';
 import { ApiClient, AuthError, NotFoundError, ApiError } from '../api/client.js';
-import type { ConversationSummary, ListResponse } from '../api/types.js';
+import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
-import { countMissingDetails, getWatermark, pendingDetailIds, setWatermark } from '../store/state.js';
-import {
-  finishRun,
-  recordErrors,
-  saveDetails,
-  saveDimensions,
-  saveListPage,
-  startRun,
-  type FetchedDetail,
-  type RunCounters,
-  type SyncErrorRecord,
-} from '../store/writes.js';
+import { countMissingDetails, DEFAULT_OVERLAP_MS, describeShortWindow, getWatermark, pendingDetailIds, setWatermark, type TimeWindow } from '../store/state.js';
+import { finishRun, recordErrors, saveDetails, saveDimensions, saveListPage, startRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../store/writes.js';
+import { inBatches } from './batches.js';
 import { acquireSyncLock } from './lock.js';
-import { countInWindow, planWindow, splitWindow, type DetailsMode } from './plan.js';
+import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
+import { planWindow, type DetailsMode } from './plan.js';
 import { detailProblem, nestsTooDeep } from './validate.js';
 import { BatchWriter } from './writer.js';
 import { checkWritableDatabase, Database } from '../store/database.js';
@@ -65,9 +57,12 @@ export interface SyncProgress {
   throttled: number;
   errors: number;
   startedAt: Date;
+  /** nothing can be sent right now: why, and for how long as far as known */
+  waiting: { reason: WaitReason; ms: number } | null;
 }
 
 export type SyncStatus = 'ok' | 'errors' | 'interrupted';
+export type { ListingGapSummary };
 
 export interface SyncSummary {
   runId: number;
@@ -83,12 +78,26 @@ export interface SyncSummary {
   /** listed conversations still without a usable detail (the next run fetches them) */
   detailsPending: number;
   errors: number;
+  /** conversations the server counts in the window but never served (0: the listing added up) */
+  listingShortfall: number;
+  /** the span of the windows that did not add up, or null */
+  listingGap: ListingGapSummary | null;
   seconds: number;
 }
 
-const DEFAULT_OVERLAP_MS = 3_600_000;
-/** Below this a window that still does not add up is reported rather than split further. */
-const SMALLEST_SPLIT_MS = 1_000;
+
+/** What a run that ended in an exception had done (its sync_runs row says the same). */
+export interface FailedRunCounters extends RunCounters {
+  runId: number;
+  space: string;
+}
+
+const failedRuns = new WeakMap<object, FailedRunCounters>();
+
+/** The counters of the run that `err` ended, once the run had started (a refused key ends none). */
+export function countersOfFailedRun(err: unknown): FailedRunCounters | undefined {
+  return typeof err === 'object' && err !== null ? failedRuns.get(err) : undefined;
+}
 
 export async function sync(options: SyncOptions): Promise<SyncSummary> {
   checkWritableDatabase(options.dbPath);
@@ -101,9 +110,18 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
     concurrency: options.concurrency ?? 32,
     timeoutMs: options.timeoutMs,
     maxRetries: options.maxRetries,
+    signal: options.signal,
   });
   try {
-    return await new SyncRun(options, client).run();
+    const run = new SyncRun(options, client);
+    // Progress also while nothing arrives (a wait for the rate limit): no minute passes in silence.
+    const ticker = options.onProgress ? setInterval(() => run.tick(), 1_000) : undefined;
+    ticker?.unref();
+    try {
+      return await run.run();
+    } finally {
+      clearInterval(ticker);
+    }
   } finally {
     await client.close();
     lock.release();
@@ -114,13 +132,13 @@ class SyncRun {
   private readonly now: () => Date;
   private readonly writer: BatchWriter;
   private readonly startedAt: Date;
-  /** started_at of each conversation listed so far (only the listing needs it: cleared after) */
-  private readonly seen = new Map<string, number>();
+  /** the listing's state (its id map is ~10 MB per 100,000 conversations: dropped after it) */
+  private lister: WindowLister | null = null;
   private listed = 0;
+  private listTotal: number | null = null;
   private readonly errors: SyncErrorRecord[] = [];
   private space = '';
   private runId = 0;
-  private listTotal: number | null = null;
   private detailsDone = 0;
   private detailsTotal = 0;
   private detailsFetched = 0;
@@ -155,13 +173,20 @@ class SyncRun {
     this.runId = runId;
 
     let status: SyncStatus = 'ok';
+    let gap: ListingGapSummary | null = null;
+    let complete = false;
     try {
       await this.syncDimensions();
       this.setPhase('listing');
-      const complete = await this.listWindow(window.from?.getTime() ?? null, window.to.getTime());
-      this.listed = this.seen.size;
-      this.seen.clear(); // 100,000 ids: ~10 MB the details phase does not need
-      if (complete && window.advancesWatermark && !this.aborted) {
+      const lister = (this.lister = this.newLister());
+      complete = await lister.list({ fromMs: window.from?.getTime() ?? null, toMs: window.to.getTime() });
+      this.listed = lister.seen.size;
+      this.listTotal = lister.total;
+      this.lister = null;
+      gap = this.recordShortWindows(lister, window.advancesWatermark);
+      lister.seen.clear(); // 100,000 ids: memory the details phase does not need
+      // The watermark moves only over a window that added up in full.
+      if (complete && gap === null && window.advancesWatermark && !this.aborted) {
         await this.writer.write((db) => setWatermark(db, window.to));
       }
       if (this.options.details?.kind !== 'none' && !this.aborted) {
@@ -170,19 +195,22 @@ class SyncRun {
       await this.writer.idle();
       if (this.fatal) throw this.fatal;
       if (this.aborted) status = 'interrupted';
-      else if (this.errorCount > 0) status = 'errors';
+      // A listing that did not add up is never a success, whatever else happened.
+      else if (this.errorCount > 0 || gap !== null || !complete) status = 'errors';
     } catch (err) {
       await this.writer.idle();
-      const failure = err instanceof Error ? err.message : String(err);
+      const interrupted = this.options.signal?.aborted === true;
+      const failure = interrupted ? null : err instanceof Error ? err.message : String(err);
       await this.writer
-        .write((db) => finishRun(db, this.runId, this.now(), 'failed', this.counters(), failure))
+        .write((db) => finishRun(db, this.runId, this.now(), interrupted ? 'interrupted' : 'failed', this.counters(), failure))
         .catch(() => undefined);
+      if (typeof err === 'object' && err !== null) failedRuns.set(err, { runId: this.runId, space: this.space, ...this.counters() });
       throw err;
     }
     const pending = await this.writer
       .write(async (db) => {
         if (this.errors.length > 0) await recordErrors(db, this.runId, this.errors.splice(0));
-        await finishRun(db, this.runId, this.now(), status, this.counters(), null);
+        await finishRun(db, this.runId, this.now(), status, this.counters(), gap?.message ?? null);
       })
       .then(() => this.countPending());
     this.setPhase('done');
@@ -200,12 +228,30 @@ class SyncRun {
       detailsFetched: c.detailsFetched,
       detailsPending: pending,
       errors: c.errors,
+      listingShortfall: gap ? gap.counted - gap.served : 0,
+      listingGap: gap,
       seconds: (this.now().getTime() - this.startedAt.getTime()) / 1000,
     };
   }
 
   private get aborted(): boolean {
     return this.options.signal?.aborted === true || this.fatal !== null;
+  }
+
+  private newLister(): WindowLister {
+    return new WindowLister({
+      fetchPage: (w, page) => this.listPage(w, page),
+      onPage: () => this.report(),
+      aborted: () => this.aborted,
+      concurrency: this.options.concurrency ?? 32,
+    });
+  }
+
+  /** Records each window that did not add up (sync_errors, stage `listing`); returns their span. */
+  private recordShortWindows(lister: WindowLister, nextRunRelists: boolean): ListingGapSummary | null {
+    if (this.aborted) return null;
+    for (const w of lister.short) this.recordError('listing', null, new Error(describeShortWindow(w)));
+    return summariseShortWindows(lister.short, nextRunRelists);
   }
 
   private counters(): RunCounters {
@@ -221,6 +267,7 @@ class SyncRun {
   }
 
   private async countPending(): Promise<number> {
+    await this.writer.idle(); // a second DuckDB instance on the file while the writer's closes corrupts it
     return Database.with(this.options.dbPath, countMissingDetails);
   }
 
@@ -234,14 +281,24 @@ class SyncRun {
     this.options.onProgress?.({
       phase: this.phase,
       listed: this.listedCount,
-      listTotal: this.listTotal,
+      listTotal: this.lister?.total ?? this.listTotal,
       detailsDone: this.detailsDone,
       detailsTotal: this.detailsTotal,
       requests: stats.requests,
       throttled: stats.throttled,
       errors: this.errorCount,
       startedAt: this.startedAt,
+      waiting: this.waiting(),
     });
+  }
+
+  tick(): void {
+    if (this.phase !== 'done') this.report();
+  }
+
+  private waiting(): SyncProgress['waiting'] {
+    const st = this.client.limiter.stats();
+    return st.waitingFor === null || st.waitingFor === 'spacing' ? null : { reason: st.waitingFor, ms: st.waitMs };
   }
 
   private recordError(stage: string, conversationId: string | null, err: unknown): void {
@@ -269,128 +326,50 @@ class SyncRun {
     await this.writer.write((db) => saveDimensions(db, this.space, fetchedAt, agents, tools));
   }
 
-  /**
-   * Lists [fromMs, toMs] until every conversation the server counts in it has been seen.
-   * Order among equal `started_at` values is not stable, so a page boundary can hide one
-   * conversation and show another twice; such a window is split and its halves re-listed.
-   * Returns whether the window is known to be complete.
-   */
-  private async listWindow(fromMs: number | null, toMs: number): Promise<boolean> {
-    const limit = pLimit(this.options.concurrency ?? 32);
-    const first = await this.listPage(fromMs, toMs, 1);
-    const total = first.meta.total;
-    if (fromMs === null) this.listTotal = total;
-    const pages = Math.ceil(total / MAX_PER_PAGE);
-    const done = () => this.countSeen(fromMs, toMs) >= total;
-    if (!done()) {
-      // The page count is known from the first page: fetch the rest in parallel.
-      await Promise.all(
-        Array.from({ length: Math.max(0, pages - 1) }, (_, i) =>
-          limit(async () => {
-            if (this.aborted || done()) return;
-            await this.listPage(fromMs, toMs, i + 2);
-          }),
-        ),
-      );
-    }
-    if (this.aborted) return false;
-    if (done()) return true;
-
-    const lower = fromMs ?? this.earliestSeen();
-    const halves = toMs - lower > SMALLEST_SPLIT_MS ? splitWindow(lower, toMs) : null;
-    if (!halves) {
-      this.recordError(
-        'listing',
-        null,
-        new Error(
-          `listing ${iso(lower)}..${iso(toMs)} returned ${this.countSeen(lower, toMs)} of ${total} conversations`,
-        ),
-      );
-      return false;
-    }
-    let complete = true;
-    for (const [a, b] of halves) complete = (await this.listWindow(a, b)) && complete;
-    return complete;
-  }
-
-  private async listPage(
-    fromMs: number | null,
-    toMs: number,
-    page: number,
-  ): Promise<ListResponse<ConversationSummary>> {
-    const query: Record<string, string | number> = { to: iso(toMs), page, per_page: MAX_PER_PAGE };
-    if (fromMs !== null) query.from = iso(fromMs);
+  /** Fetches one page of a window at the largest page size the API allows, and stores it. */
+  private async listPage(window: TimeWindow, page: number): Promise<ListedPage> {
+    const query: Record<string, string | number> = { to: iso(window.toMs), page, per_page: MAX_PER_PAGE };
+    if (window.fromMs !== null) query.from = iso(window.fromMs);
     const listedAt = this.now();
     const response = await this.client.listPage<ConversationSummary>(
       `/spaces/${encodeURIComponent(this.space)}/conversations`,
       query,
     );
     const entries = response.data.map((c) => ({ id: c.id, body: JSON.stringify(c) }));
-    for (const c of response.data) this.seen.set(c.id, Date.parse(c.started_at));
-    await this.writer.write((db) => saveListPage(db, this.space, listedAt, entries));
-    this.report();
+    if (entries.length > 0) await this.writer.write((db) => saveListPage(db, this.space, listedAt, entries));
     return response;
   }
 
   private get listedCount(): number {
-    return Math.max(this.listed, this.seen.size);
-  }
-
-  private countSeen(fromMs: number | null, toMs: number): number {
-    return countInWindow(this.seen.values(), fromMs ?? -Infinity, toMs);
-  }
-
-  private earliestSeen(): number {
-    let earliest = Infinity;
-    for (const t of this.seen.values()) if (t < earliest) earliest = t;
-    return earliest;
+    return Math.max(this.listed, this.lister?.seen.size ?? 0);
   }
 
   private async fetchDetails(): Promise<void> {
     const firstOutcomes = this.options.details?.kind === 'first' ? this.options.details.outcomes : [];
+    await this.writer.idle(); // (see countPending)
     const ids = await Database.with(this.options.dbPath, (db) => pendingDetailIds(db, firstOutcomes));
     this.detailsTotal = ids.length;
     // (the phase changes once the total is known, so progress never shows "0/0")
     this.setPhase('details');
 
-    const batchSize = this.options.batchSize ?? 100;
-    const flushIntervalMs = this.options.flushIntervalMs ?? 2_000;
-    let batch: FetchedDetail[] = [];
-    let lastFlush = Date.now();
-    let flushing: Promise<void> = Promise.resolve();
-
-    const flush = () => {
-      const details = batch;
-      const errors = this.errors.splice(0);
-      batch = [];
-      lastFlush = Date.now();
-      const counters = this.counters();
-      flushing = this.writer.write((db) => saveDetails(db, this.space, details, errors, this.runId, counters));
-      return flushing;
-    };
-
-    // A fixed pool of workers takes the ids in turn, rather than a queued closure and promise
-    // per pending id (100,000 of them at once on a first sync).
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < ids.length && !this.aborted) {
-        const detail = await this.fetchDetail(ids[next++]!);
+    await inBatches(ids, {
+      concurrency: this.options.concurrency ?? 32,
+      batchSize: this.options.batchSize ?? 100,
+      flushIntervalMs: this.options.flushIntervalMs ?? 2_000,
+      stopped: () => this.aborted,
+      work: (id) => this.fetchDetail(id),
+      flush: (details) => {
+        const errors = this.errors.splice(0);
+        const counters = this.counters();
+        return this.writer.write((db) => saveDetails(db, this.space, details, errors, this.runId, counters));
+      },
+      mustFlush: () => this.errors.length > 0,
+      done: (detail) => {
         this.detailsDone++;
-        if (detail) {
-          batch.push(detail);
-          if (detail.invalidReason === null) this.detailsFetched++;
-        }
-        if (batch.length >= batchSize || Date.now() - lastFlush >= flushIntervalMs) {
-          // Back-pressure: never hold more than one batch in memory beyond the one being written.
-          await flush();
-        }
+        if (detail && detail.invalidReason === null) this.detailsFetched++;
         this.report();
-      }
-    };
-    const workers = Math.min(this.options.concurrency ?? 32, ids.length);
-    await Promise.all(Array.from({ length: workers }, worker));
-    await flushing;
-    if (batch.length > 0 || this.errors.length > 0) await flush();
+      },
+    });
   }
 
   private async fetchDetail(id: string): Promise<FetchedDetail | null> {
@@ -405,6 +384,8 @@ class SyncRun {
       if (problem) this.recordError('detail', id, new Error(`unusable response: ${problem}`));
       return { id, fetchedAt, body: text, invalidReason: problem };
     } catch (err) {
+      // a request cut short by Ctrl-C is not an error of the conversation: the next run fetches it
+      if (this.options.signal?.aborted) return null;
       if (err instanceof AuthError) {
         this.fatal ??= err;
         return null;

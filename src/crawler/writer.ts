@@ -34,10 +34,6 @@ export class BatchWriter {
     while (this.draining) await this.draining;
   }
 
-  get pending(): number {
-    return this.queue.length;
-  }
-
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const jobs = this.queue.splice(0, JOBS_PER_OPENING);

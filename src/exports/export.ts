@@ -7,32 +7,41 @@
 // conversation tables when partitioned, plus OUT/convoduck-export.json describing the export.
 // An export with --since into partitioned tables of an earlier export replaces only the
 // partitions it wrote, so a daily `--since 2d --partition-by day` keeps a full, current copy.
+// Nothing outside what an export rewrites is ever removed: a run that would mix layouts or
+// shrink an earlier file is refused before the directory is touched (layout.ts).
 
 import {
   chmodSync,
   existsSync,
   mkdirSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { UsageError } from '../cli/errors.js';
+import { createOutputDir } from '../shared/output-dir.js';
+import { InvalidInputError } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
 import { DERIVED_CONVERSATION_TABLES, PUBLIC_TABLES } from '../store/schema.js';
+import { checkLayout } from './layout.js';
+import {
+  MANIFEST_FILE,
+  MANIFEST_VERSION,
+  NULL_PARTITION,
+  partitionRange,
+  readManifest,
+  type ExportFormat,
+  type Manifest,
+  type ManifestPartition,
+  type PartitionKind,
+} from './manifest.js';
 import { withReadOnlyDatabase } from './read.js';
 
-export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-export const PARTITION_KINDS = ['day', 'month'] as const;
-export type PartitionKind = (typeof PARTITION_KINDS)[number];
+export { EXPORT_FORMATS, MANIFEST_FILE, PARTITION_KINDS, type ExportFormat, type PartitionKind } from './manifest.js';
 export type PublicTable = (typeof PUBLIC_TABLES)[number];
 
-/** Written into every export directory; its presence marks the directory as ours to update. */
-export const MANIFEST_FILE = 'convoduck-export.json';
 const STAGING_PREFIX = '.convoduck-staging-';
 
 /** Tables whose rows belong to a conversation: filtered by --since and partitioned. */
@@ -79,24 +88,6 @@ export interface ExportSummary {
   tables: TableExport[];
 }
 
-interface ManifestTable {
-  format: ExportFormat;
-  partition_by: PartitionKind | null;
-  /** rows of conversations started since then are in the files (null: all rows) */
-  since: string | null;
-  /** rows written by the last export (an incremental one replaced only some partitions) */
-  rows_written: number;
-  exported_at: string;
-}
-
-interface Manifest {
-  generator: 'convoduck';
-  manifest_version: 1;
-  exported_at: string;
-  database: string;
-  tables: Record<string, ManifestTable>;
-}
-
 const EXTENSIONS: Record<ExportFormat, string> = { parquet: 'parquet', csv: 'csv' };
 
 /** The start of the UTC day or month holding `date`, so that every partition written is whole. */
@@ -111,10 +102,10 @@ export function parseTableList(value: string): PublicTable[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (names.length === 0) throw new UsageError(`--tables is empty: name tables from ${PUBLIC_TABLES.join(', ')}`);
+  if (names.length === 0) throw new InvalidInputError(`--tables is empty: name tables from ${PUBLIC_TABLES.join(', ')}`);
   const unknown = names.filter((n) => !(PUBLIC_TABLES as readonly string[]).includes(n));
   if (unknown.length > 0) {
-    throw new UsageError(`--tables: no public table ${unknown.join(', ')}; choose from ${PUBLIC_TABLES.join(', ')}`);
+    throw new InvalidInputError(`--tables: no public table ${unknown.join(', ')}; choose from ${PUBLIC_TABLES.join(', ')}`);
   }
   return PUBLIC_TABLES.filter((t) => names.includes(t));
 }
@@ -123,31 +114,20 @@ function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
-function readManifest(outDir: string): Manifest | null {
-  const path = join(outDir, MANIFEST_FILE);
-  if (!existsSync(path)) return null;
-  try {
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
-    return parsed.generator === 'convoduck' && typeof parsed.tables === 'object' ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Creates OUT (0700) or checks that an existing OUT is empty or an earlier export. */
-function prepareOutDir(outDir: string): Manifest | null {
+function prepareOutDir(outDir: string, shownDir: string): Manifest | null {
   if (!existsSync(outDir)) {
-    mkdirSync(outDir, { recursive: true, mode: 0o700 });
+    createOutputDir(outDir, 0o700);
     chmodSync(outDir, 0o700);
     return null;
   }
   if (!statSync(outDir).isDirectory()) {
-    throw new UsageError(`--out ${outDir} is a file: pass a directory (it is created if missing)`);
+    throw new InvalidInputError(`--out ${outDir} is a file: pass a directory (it is created if missing)`);
   }
-  const manifest = readManifest(outDir);
+  const manifest = readManifest(outDir, shownDir);
   const entries = readdirSync(outDir).filter((e) => !e.startsWith(STAGING_PREFIX));
   if (!manifest && entries.length > 0) {
-    throw new UsageError(
+    throw new InvalidInputError(
       `--out ${outDir} is not empty and holds no earlier convoduck export (${MANIFEST_FILE}): ` +
         `pass a new or empty directory`,
     );
@@ -263,12 +243,35 @@ function installTable(stagedDir: string, finalDir: string, merge: { kind: Partit
   const prefix = `${merge.kind}=`;
   for (const part of readdirSync(finalDir)) {
     const value = part.startsWith(prefix) ? part.slice(prefix.length) : null;
-    const covered = value !== null && value !== '__HIVE_DEFAULT_PARTITION__' && value >= merge.from;
+    const covered = value !== null && value !== NULL_PARTITION && value >= merge.from;
     if (covered || written.has(part)) rmSync(join(finalDir, part), { recursive: true, force: true });
   }
   for (const part of written) renameSync(join(stagedDir, part), join(finalDir, part));
   rmSync(stagedDir, { recursive: true, force: true });
   return readdirSync(finalDir).filter((p) => !written.has(p)).length;
+}
+
+/**
+ * The source range of every partition now in `finalDir`: those just written (`files`) with
+ * this export's time; kept ones as the earlier manifest recorded them (or, from a version 1
+ * manifest, from their name).
+ */
+function partitionSources(
+  finalDir: string,
+  kind: PartitionKind,
+  files: readonly string[],
+  exportedAt: string,
+  previous: { exported_at: string; partitions?: Record<string, ManifestPartition> } | undefined,
+): Record<string, ManifestPartition> {
+  const written = new Set(files.map((f) => f.split('/')[1]));
+  const sources: Record<string, ManifestPartition> = {};
+  for (const part of readdirSync(finalDir).sort()) {
+    const range = written.has(part)
+      ? partitionRange(part, kind, exportedAt)
+      : (previous?.partitions?.[part] ?? partitionRange(part, kind, previous?.exported_at ?? null));
+    if (range) sources[part] = range;
+  }
+  return sources;
 }
 
 /** The earlier of two lower bounds, where null means "from the beginning". */
@@ -287,7 +290,15 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
 
   const previousUmask = setUmask(0o077);
   try {
-    const manifest = prepareOutDir(outDir);
+    const manifest = prepareOutDir(outDir, options.outDir);
+    // Refusals come before the staging directory: a refused export leaves OUT as it was.
+    checkLayout(outDir, options.outDir, manifest, {
+      format,
+      partition_by: partitionBy,
+      tables,
+      conversationTables: CONVERSATION_TABLES,
+      since,
+    });
     const stagingDir = join(outDir, `${STAGING_PREFIX}${process.pid}`);
     rmSync(stagingDir, { recursive: true, force: true });
     mkdirSync(stagingDir, { mode: 0o700 });
@@ -310,24 +321,21 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         },
       );
 
-      // 2. Swap them in. Partitioned, filtered tables of a matching earlier export are merged.
+      // 2. Swap them in. Partitioned, filtered tables already in OUT (same layout: checked
+      // above) are merged: only the partitions from --since on are replaced.
       const results: TableExport[] = [];
       const nextManifest: Manifest = {
         generator: 'convoduck',
-        manifest_version: 1,
+        manifest_version: MANIFEST_VERSION,
         exported_at: exportedAt,
         database: resolve(dbPath),
+        layout: { format, partition_by: partitionBy },
         tables: { ...(manifest?.tables ?? {}) },
       };
       for (const { plan, rows, files } of copied) {
         const previous = manifest?.tables[plan.table];
-        const merge =
-          plan.filtered &&
-          plan.partitionBy !== null &&
-          previous !== undefined &&
-          previous.format === format &&
-          previous.partition_by === plan.partitionBy;
         const finalDir = join(outDir, plan.table);
+        const merge = plan.filtered && plan.partitionBy !== null && since !== null && existsSync(finalDir);
         const keptPartitions = installTable(
           join(stagingDir, plan.table),
           finalDir,
@@ -341,6 +349,9 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
           since: merge ? earliest(previous?.since ?? null, written) : written,
           rows_written: rows,
           exported_at: exportedAt,
+          ...(plan.partitionBy
+            ? { partitions: partitionSources(finalDir, plan.partitionBy, files, exportedAt, merge ? previous : undefined) }
+            : {}),
         };
         const result: TableExport = {
           table: plan.table,

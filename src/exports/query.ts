@@ -4,7 +4,7 @@
 
 import type { DuckDBResult, DuckDBValue } from '@duckdb/node-api';
 import type { Writable } from 'node:stream';
-import { CliError, EXIT, UsageError } from '../cli/errors.js';
+import { ConvoduckError, InvalidInputError, QueryError } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
 import {
   csvLine,
@@ -53,7 +53,7 @@ export function isBlankSql(sql: string): boolean {
 
 /** Runs every statement of `sql`; the last one's result streams to `options.out`. */
 export async function runQuery(dbPath: string, sql: string, options: QueryOptions): Promise<QueryResult> {
-  if (isBlankSql(sql)) throw new UsageError('no SQL to run: pass a statement, e.g. convoduck query "SELECT 1"');
+  if (isBlankSql(sql)) throw new InvalidInputError('no SQL to run: pass a statement, e.g. convoduck query "SELECT 1"');
   const out = options.out ?? process.stdout;
   return withReadOnlyDatabase(dbPath, { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait }, (db, attempt) =>
     execute(db, sql, out, options, attempt),
@@ -70,7 +70,7 @@ async function execute(
   let result: DuckDBResult;
   try {
     const statements = await db.connection.extractStatements(sql);
-    if (statements.count === 0) throw new UsageError('no SQL to run: pass a statement, e.g. convoduck query "SELECT 1"');
+    if (statements.count === 0) throw new InvalidInputError('no SQL to run: pass a statement, e.g. convoduck query "SELECT 1"');
     for (let i = 0; i < statements.count - 1; i++) {
       await (await statements.prepare(i)).run();
     }
@@ -92,9 +92,9 @@ async function execute(
 }
 
 function sqlError(err: unknown): unknown {
-  if (err instanceof CliError || isLockError(err)) return err;
+  if (err instanceof ConvoduckError || isLockError(err)) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return new CliError(oneLineError(message), EXIT.failed);
+  return new QueryError(oneLineError(message));
 }
 
 /**

@@ -3,7 +3,7 @@
 // so readers wait and retry, up to a bound, and say clearly when the bound ran out.
 
 import { existsSync } from 'node:fs';
-import { CliError, EXIT, UsageError } from '../cli/errors.js';
+import { DatabaseBusyError, DatabaseReadError, InvalidInputError } from '../shared/errors.js';
 import { Database, StoreError } from '../store/database.js';
 import { oneLineError } from './format.js';
 
@@ -49,7 +49,8 @@ function busyMessage(dbPath: string, timeoutMs: number): string {
 /**
  * Opens `dbPath` read-only and runs `work`, retrying (open and work both) while another
  * process holds the file, for at most `lockTimeoutMs` in all. A lock error met after the work
- * set `attempt.committed` is not retried. Store errors become one-line CLI errors.
+ * set `attempt.committed` is not retried. Store errors become one-line InvalidInputError (no such
+ * database) or DatabaseReadError; a file held past the bound is a DatabaseBusyError.
  */
 export async function withReadOnlyDatabase<T>(
   dbPath: string,
@@ -57,7 +58,7 @@ export async function withReadOnlyDatabase<T>(
   work: (db: Database, attempt: ReadAttempt) => Promise<T>,
 ): Promise<T> {
   if (!existsSync(dbPath)) {
-    throw new UsageError(`database ${dbPath} does not exist: run \`convoduck sync\` first, or pass --db FILE`);
+    throw new InvalidInputError(`database ${dbPath} does not exist: run \`convoduck sync\` first, or pass --db FILE`);
   }
   const timeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
@@ -74,13 +75,13 @@ export async function withReadOnlyDatabase<T>(
       if (!isLockError(err)) {
         if (err instanceof StoreError) {
           throw /does not exist|not a DuckDB database/.test(err.message)
-            ? new UsageError(err.message)
-            : new CliError(err.message, EXIT.failed);
+            ? new InvalidInputError(err.message)
+            : new DatabaseReadError(err.message);
         }
         throw err;
       }
-      if (attempt.committed) throw new CliError(oneLineError(errorMessage(err)), EXIT.failed);
-      if (Date.now() >= deadline) throw new CliError(busyMessage(dbPath, timeoutMs), EXIT.failed);
+      if (attempt.committed) throw new DatabaseBusyError(oneLineError(errorMessage(err)));
+      if (Date.now() >= deadline) throw new DatabaseBusyError(busyMessage(dbPath, timeoutMs));
       if (!warned) {
         warned = true;
         options.onWait?.();

@@ -2,10 +2,18 @@
 // database itself: recent runs, the watermark, row counts, detail coverage, conversations
 // still open, and recorded errors grouped by stage and HTTP status.
 
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { syncLockHolder } from '../crawler/lock.js';
 import type { Database } from '../store/database.js';
 import { PUBLIC_TABLES } from '../store/schema.js';
-import { getWatermark, NEEDS_DETAIL } from '../store/state.js';
+import {
+  combineShortWindows,
+  DEFAULT_OVERLAP_MS,
+  getWatermark,
+  NEEDS_DETAIL,
+  openListingGaps,
+  type ListingGap,
+} from '../store/state.js';
 import { withReadOnlyDatabase, type ReadOptions } from './read.js';
 
 export interface RunStatus {
@@ -38,12 +46,31 @@ export interface ErrorGroup {
   lastMessage: string;
 }
 
+/** Conversations a run's listing found counted but not served, that no later run has listed again. */
+export interface ListingGapStatus {
+  /** the run that found the gap */
+  runId: number;
+  /** span of the run's short windows (null: from the beginning of history) */
+  from: string | null;
+  to: string;
+  /** counted by the server minus served, over those windows */
+  missing: number;
+  counted: number;
+  served: number;
+  /** short windows the span covers */
+  windows: number;
+  /** whether a plain `convoduck sync` (default --overlap) lists the span again */
+  nextSyncRelists: boolean;
+}
+
 export interface StatusReport {
   database: { path: string; sizeBytes: number; schemaVersion: number | null };
   /** a sync process currently holding the sync lock, or null */
   syncRunning: { pid: number } | null;
   /** conversations started before this were all listed (null before the first full listing) */
   watermark: string | null;
+  /** windows whose listing did not add up, per run, until a later run lists them again */
+  listingGaps: ListingGapStatus[];
   runs: RunStatus[];
   tables: Record<(typeof PUBLIC_TABLES)[number], number>;
   details: {
@@ -89,20 +116,8 @@ function num(value: unknown): number {
 
 /** The pid in `<db>.sync-lock`, when that process is alive. */
 function runningSync(dbPath: string): { pid: number } | null {
-  const lockPath = `${dbPath}.sync-lock`;
-  if (!existsSync(lockPath)) return null;
-  try {
-    const pid = Number(readFileSync(lockPath, 'utf8').trim());
-    if (!Number.isInteger(pid) || pid <= 0) return null;
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EPERM') return null;
-    }
-    return { pid };
-  } catch {
-    return null;
-  }
+  const pid = syncLockHolder(dbPath);
+  return pid === null ? null : { pid };
 }
 
 export async function readStatus(db: Database, dbPath: string, options: StatusOptions = {}): Promise<StatusReport> {
@@ -116,6 +131,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
 
   const schema = await db.one<{ value: string }>(`SELECT value FROM convoduck_meta WHERE key = 'schema_version'`);
   const watermark = await getWatermark(db);
+  const listingGaps = gapsByRun(await openListingGaps(db), watermark);
 
   const runRows = await db.all(
     `SELECT run_id, started_at, ended_at, status, space, window_from, window_to, requests, throttled, retries,
@@ -194,6 +210,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
     },
     syncRunning: sync,
     watermark: watermark?.toISOString() ?? null,
+    listingGaps,
     runs,
     tables,
     details: {
@@ -221,6 +238,25 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
   };
 }
 
+function gapsByRun(gaps: ListingGap[], watermark: Date | null): ListingGapStatus[] {
+  const runs = [...new Set(gaps.map((g) => g.runId))].sort((a, b) => b - a);
+  return runs.map((runId) => {
+    const own = gaps.filter((g) => g.runId === runId);
+    const span = combineShortWindows(own)!;
+    return {
+      runId,
+      from: span.fromMs === null ? null : new Date(span.fromMs).toISOString(),
+      to: new Date(span.toMs).toISOString(),
+      missing: span.counted - span.served,
+      counted: span.counted,
+      served: span.served,
+      windows: own.length,
+      // A sync without a watermark lists everything; an incremental one starts an overlap before it.
+      nextSyncRelists: watermark === null || (span.fromMs !== null && span.fromMs >= watermark.getTime() - DEFAULT_OVERLAP_MS),
+    };
+  });
+}
+
 /** Opens the database read-only (waiting for a sync's commit if needed) and reads its status. */
 export async function getStatus(dbPath: string, options: StatusOptions = {}): Promise<StatusReport> {
   return withReadOnlyDatabase(dbPath, options, (db) => readStatus(db, dbPath, options));
@@ -228,134 +264,3 @@ export async function getStatus(dbPath: string, options: StatusOptions = {}): Pr
 
 // ---------------------------------------------------------------------------------------
 // Human-readable rendering.
-
-function thousands(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
-function shortTime(isoText: string | null): string {
-  if (!isoText) return '-';
-  return isoText.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
-}
-
-function duration(sec: number | null): string {
-  if (sec === null) return '-';
-  if (sec < 60) return `${sec.toFixed(sec < 10 ? 1 : 0)}s`;
-  const m = Math.floor(sec / 60);
-  if (m < 60) return `${m}m${String(Math.round(sec % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
-
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
-}
-
-function grid(header: string[], rows: string[][], rightAligned: boolean[]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (rightAligned[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)];
-}
-
-export function renderStatus(s: StatusReport): string {
-  const out: string[] = [];
-  out.push(
-    `database   ${s.database.path} (${bytes(s.database.sizeBytes)}, schema ${s.database.schemaVersion ?? '?'})`,
-    `sync       ${s.syncRunning ? `running (pid ${s.syncRunning.pid})` : 'not running'}`,
-    `watermark  ${s.watermark ? `${shortTime(s.watermark)} (every conversation started before it is listed)` : 'none yet (no complete listing)'}`,
-    `newest     ${s.newestConversationAt ? `conversation started ${shortTime(s.newestConversationAt)}` : 'no conversations yet'}`,
-    '',
-  );
-
-  if (s.runs.length === 0) {
-    out.push('runs       none yet: run `convoduck sync`', '');
-  } else {
-    out.push(`last ${s.runs.length} run${s.runs.length === 1 ? '' : 's'}`);
-    const rows = s.runs.map((r) => [
-      String(r.runId),
-      shortTime(r.startedAt),
-      duration(r.durationSec),
-      r.stale ? 'running? (killed)' : r.status,
-      thousands(r.conversationsListed),
-      thousands(r.detailsFetched),
-      thousands(r.errors),
-      thousands(r.requests),
-      thousands(r.throttled),
-    ]);
-    for (const line of grid(
-      ['run', 'started', 'took', 'status', 'listed', 'details', 'errors', 'requests', 'throttled'],
-      rows,
-      [true, false, true, false, true, true, true, true, true],
-    )) {
-      out.push(`  ${line}`);
-    }
-    const failed = s.runs.find((r) => r.message);
-    if (failed) out.push(`  run ${failed.runId}: ${failed.message}`);
-    out.push('');
-  }
-
-  out.push('tables');
-  for (const line of grid(
-    ['table', 'rows'],
-    Object.entries(s.tables).map(([t, n]) => [t, thousands(n)]),
-    [false, true],
-  ).slice(1)) {
-    out.push(`  ${line}`);
-  }
-  out.push('');
-
-  const d = s.details;
-  const pct = d.coverage === null ? '' : ` (${(d.coverage * 100).toFixed(1)}%)`;
-  out.push(
-    'details',
-    `  listed ${thousands(d.listed)}, stored ${thousands(d.stored)}${pct}, missing ${thousands(d.missing)}, ` +
-      `invalid ${thousands(d.invalid)}, failing ${thousands(d.failing)}`,
-    `  pending ${thousands(d.pending)} (fetched by the next sync: missing, invalid, or not final when fetched)`,
-    '',
-  );
-
-  const o = s.openConversations;
-  out.push(
-    o.count === 0
-      ? 'open       no conversation in progress'
-      : `open       ${thousands(o.count)} conversation${o.count === 1 ? '' : 's'} not final, oldest started ${shortTime(o.oldestStartedAt)}` +
-          (o.olderThan24h > 0 ? `; ${thousands(o.olderThan24h)} started over 24 h ago` : ''),
-    '',
-  );
-
-  if (s.errors.total === 0) {
-    out.push('errors     none recorded');
-  } else if (s.errors.recent.length === 0) {
-    out.push(`errors     ${thousands(s.errors.total)} recorded, none in the last ${s.runs.length} run(s)`);
-  } else {
-    out.push(`errors     ${thousands(s.errors.total)} recorded; in the last ${s.runs.length} run(s):`);
-    const rows = s.errors.recent.map((g) => [
-      g.stage,
-      g.httpStatus === null ? '-' : String(g.httpStatus),
-      thousands(g.count),
-      thousands(g.conversations),
-      shortTime(g.lastAt),
-      g.lastMessage.length > 60 ? `${g.lastMessage.slice(0, 59)}…` : g.lastMessage,
-    ]);
-    for (const line of grid(
-      ['stage', 'http', 'count', 'conversations', 'last', 'last message'],
-      rows,
-      [false, true, true, true, false, false],
-    )) {
-      out.push(`  ${line}`);
-    }
-    out.push('  details: convoduck query "SELECT * FROM sync_errors ORDER BY occurred_at DESC LIMIT 20"');
-  }
-  return out.join('\n') + '\n';
-}

@@ -1,9 +1,11 @@
 // Finds the reports: one `.sql` file per report in the package's `sql/` folder. Adding a report
-// means adding a file there; nothing in TypeScript lists them.
+// means adding a file there; nothing in TypeScript lists them. Folders inside it (such as
+// `shared/`, the relations the reports read) are not reports.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { headerField, parseHeader } from './sql-file.js';
 
 export interface ReportDefinition {
   /** the file name without `.sql`: what `convoduck report NAME` takes and the output file's name */
@@ -27,46 +29,33 @@ export function defaultSqlDir(): string {
 
 /** Every report in `dir`, sorted by name. */
 export function loadReports(dir: string = defaultSqlDir()): ReportDefinition[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new Error(`cannot read the report folder ${dir}: ${message}`);
-  }
-  return entries
-    .filter((entry) => entry.endsWith('.sql') && !entry.startsWith('.'))
-    .sort()
-    .map((entry) => {
-      const file = join(dir, entry);
-      const sql = readFileSync(file, 'utf8');
-      const header = parseHeader(sql);
-      const name = basename(entry, '.sql');
-      return { name, title: parseTitle(header) ?? name, header, sql, file };
-    });
+  return sqlFilesIn(dir, 'report folder').map((entry) => {
+    const file = join(dir, entry);
+    const sql = readFileSync(file, 'utf8');
+    const header = parseHeader(sql);
+    const name = basename(entry, '.sql');
+    return { name, title: parseTitle(header) ?? name, header, sql, file };
+  });
 }
 
-/** The opening comment block: the `--` lines before the first line of SQL. */
-export function parseHeader(sql: string): string {
-  const lines: string[] = [];
-  for (const line of sql.replace(/^\uFEFF/, '').split(/\r?\n/)) {
-    const trimmed = line.trim();
-    if (trimmed === '') {
-      if (lines.length > 0) lines.push('');
-      continue;
-    }
-    if (!trimmed.startsWith('--')) break;
-    lines.push(trimmed.replace(/^--\s?/, ''));
+/** The `.sql` files directly in `dir` (no folders, no dot files), sorted by name. */
+export function sqlFilesIn(dir: string, what: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(`cannot read the ${what} ${dir}: ${message}`);
   }
-  return lines.join('\n').trim();
+  return entries
+    .filter((entry) => !entry.isDirectory() && entry.name.endsWith('.sql') && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .sort();
 }
 
 function parseTitle(header: string): string | undefined {
-  const lines = header.split('\n');
-  for (const line of lines) {
-    const match = /^\s*title\s*:\s*(.+)$/i.exec(line);
-    if (match) return match[1]!.trim();
-  }
-  const first = lines.find((l) => l.trim() !== '');
+  const title = headerField(header, 'title');
+  if (title) return title;
+  const first = header.split('\n').find((l) => l.trim() !== '');
   return first?.trim();
 }

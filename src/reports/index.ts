@@ -1,6 +1,7 @@
-// Reports as SQL files: sql/*.sql, discovered at run time, written by DuckDB's COPY.
+// Reports as SQL files: sql/*.sql, discovered at run time, written by DuckDB's COPY; the
+// relations they read are SQL files too, in sql/shared/.
 
-export { defaultSqlDir, loadReports, parseHeader, type ReportDefinition } from './catalog.js';
+export { defaultSqlDir, loadReports, type ReportDefinition } from './catalog.js';
 export { OUTPUT_FORMATS, outputSelectList, type ColumnInfo, type OutputFormat } from './format.js';
 export {
   DEFAULT_EARLY_SECONDS,
@@ -10,11 +11,12 @@ export {
   type ReportFilters,
   type TimeBound,
 } from './params.js';
+export { resolveTimeZone } from './resolve.js';
 export {
-  reportBody,
-  resolveTimeZone,
   runReports,
   selectReports,
   type ReportResult,
   type RunReportsOptions,
 } from './runner.js';
+export { defaultSharedSqlDir, loadSharedRelations, type Materialization, type SharedRelation } from './shared.js';
+export { headerField, parseHeader, reportBody } from './sql-file.js';

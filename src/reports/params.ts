@@ -11,7 +11,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { parseTimeArg } from '../cli/parse.js';
+import { parseTimeArg } from '../shared/time.js';
 
 /**
  * A `--from`/`--to` bound. A calendar day (`2026-11-01`, `today`, `yesterday`) means midnight

@@ -1,26 +1,21 @@
-// Runs reports: opens the database read-only, builds the filtered base relations with bound
-// parameters, and has DuckDB's COPY write each report through a generic formatting SELECT.
+// Runs reports: opens the database read-only (waiting, like every reader, while a sync holds
+// it), creates the shared relations (sql/shared/) with bound parameters, and has DuckDB's COPY
+// write each report through a generic formatting SELECT.
 
-import { StatementType, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { StatementType, VARCHAR, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { CliError, EXIT, UsageError } from '../cli/errors.js';
-import { Database } from '../store/database.js';
-import { BASE_SQL } from './base.js';
+import { withReadOnlyDatabase } from '../exports/read.js';
+import { ConvoduckError, InvalidInputError, QueryError } from '../shared/errors.js';
+import { createOutputDir } from '../shared/output-dir.js';
+import { pick, reportParameters, runBound } from './bound.js';
 import { loadReports, type ReportDefinition } from './catalog.js';
 import { outputSelectList, type ColumnInfo, type OutputFormat } from './format.js';
-import {
-  BIND_TYPES,
-  DEFAULT_EARLY_SECONDS,
-  DEFAULT_MIN_SAMPLE,
-  PARAM_NAMES,
-  bindValues,
-  type ParamName,
-  type ReportFilters,
-  type ResolvedParams,
-  type TimeBound,
-} from './params.js';
+import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
+import { resolveParams } from './resolve.js';
+import { createSharedRelations, loadSharedRelations } from './shared.js';
+import { reportBody } from './sql-file.js';
 
 export interface RunReportsOptions {
   dbPath: string;
@@ -35,9 +30,14 @@ export interface RunReportsOptions {
   raw?: boolean;
   /** csv: UTF-8 byte-order mark and CRLF line ends, for spreadsheet programs */
   excel?: boolean;
-  /** where the `.sql` files are; default the package's sql/ */
+  /** where the reports' `.sql` files are; default the package's sql/ */
   sqlDir?: string;
+  /** where the shared relations' `.sql` files are; default the package's sql/shared/ */
+  sharedSqlDir?: string;
+  /** how long to wait, in all, for another process (a sync) to release the file (default 30 s) */
   lockTimeoutMs?: number;
+  /** called once when the database is busy and the run starts waiting */
+  onWait?: () => void;
   /** called after each report is written (the CLI prints a line) */
   onReport?: (result: ReportResult) => void;
 }
@@ -51,13 +51,13 @@ export interface ReportResult {
   columns: string[];
 }
 
-/** Picks reports by name, in the order asked (duplicates once); unknown names are a UsageError. */
+/** Picks reports by name, in the order asked (duplicates once); unknown names are an InvalidInputError. */
 export function selectReports(all: readonly ReportDefinition[], names: readonly string[] = []): ReportDefinition[] {
   if (names.length === 0) return [...all];
   const byName = new Map(all.map((r) => [r.name, r]));
   const unknown = names.filter((n) => !byName.has(n));
   if (unknown.length > 0) {
-    throw new UsageError(
+    throw new InvalidInputError(
       `unknown report ${unknown.map((n) => JSON.stringify(n)).join(', ')}: available reports are ${all.map((r) => r.name).join(', ')}`,
     );
   }
@@ -66,16 +66,17 @@ export function selectReports(all: readonly ReportDefinition[], names: readonly 
 
 export async function runReports(options: RunReportsOptions): Promise<ReportResult[]> {
   const format = options.format ?? 'csv';
-  if (options.excel && format !== 'csv') throw new UsageError('--excel only applies to --format csv');
+  if (options.excel && format !== 'csv') throw new InvalidInputError('--excel only applies to --format csv');
   const reports = selectReports(loadReports(options.sqlDir), options.names);
+  const shared = loadSharedRelations(options.sharedSqlDir);
 
-  const db = await Database.open(options.dbPath, { readOnly: true, lockTimeoutMs: options.lockTimeoutMs ?? 30_000 });
-  try {
+  const read = { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait };
+  return withReadOnlyDatabase(options.dbPath, read, async (db, attempt) => {
     const params = await resolveParams(db.connection, options.filters ?? {});
     const values = bindValues(params);
-    for (const statement of BASE_SQL) await runBound(db.connection, statement, values, BIND_TYPES);
+    await createSharedRelations(db.connection, shared, values);
 
-    mkdirSync(options.outDir, { recursive: true });
+    createOutputDir(options.outDir);
     const results: ReportResult[] = [];
     for (const report of reports) {
       const result = await writeReport(db.connection, report, values, {
@@ -85,96 +86,11 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
         excel: options.excel ?? false,
       });
       results.push(result);
+      attempt.committed = true; // a file is written and announced: no second try from the top
       options.onReport?.(result);
     }
     return results;
-  } finally {
-    db.close();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// parameters
-
-/** The time zone's canonical IANA name (case-insensitive match), or a UsageError. */
-export async function resolveTimeZone(connection: DuckDBConnection, tz: string): Promise<string> {
-  const reader = await connection.runAndReadAll(
-    `SELECT name FROM pg_timezone_names() WHERE lower(name) = lower($tz) ORDER BY (name = $tz) DESC, name LIMIT 1`,
-    { tz },
-    { tz: VARCHAR },
-  );
-  const name = reader.getRowObjectsJS()[0]?.name;
-  if (typeof name !== 'string') {
-    throw new UsageError(
-      `--tz ${JSON.stringify(tz)} is not a known time zone: use an IANA name such as UTC, Europe/Berlin or America/New_York`,
-    );
-  }
-  return name;
-}
-
-async function resolveParams(connection: DuckDBConnection, filters: ReportFilters): Promise<ResolvedParams> {
-  const tz = await resolveTimeZone(connection, filters.tz ?? 'UTC');
-  const from = filters.from ? await resolveBound(connection, filters.from, tz) : null;
-  const to = filters.to ? await resolveBound(connection, filters.to, tz) : null;
-  if (from && to && from.getTime() >= to.getTime()) {
-    throw new UsageError(
-      `--from (${from.toISOString()}) must be before --to (${to.toISOString()}): --from is inclusive, --to exclusive`,
-    );
-  }
-  const agents = filters.agents && filters.agents.length > 0 ? [...new Set(filters.agents)] : null;
-  return {
-    from,
-    to,
-    agents,
-    channel: filters.channel ?? null,
-    tz,
-    earlySeconds: filters.earlySeconds ?? DEFAULT_EARLY_SECONDS,
-    minSample: filters.minSample ?? DEFAULT_MIN_SAMPLE,
-  };
-}
-
-/** A calendar day becomes midnight in `tz` (DuckDB's ICU does the zone arithmetic). */
-async function resolveBound(connection: DuckDBConnection, bound: TimeBound, tz: string): Promise<Date> {
-  if ('instant' in bound) return bound.instant;
-  const sql =
-    'localDate' in bound
-      ? `SELECT epoch_ms(timezone($tz, $day::DATE::TIMESTAMP)) AS ms`
-      : `SELECT epoch_ms(timezone($tz, (timezone($tz, $now::TIMESTAMPTZ)::DATE - $days::INTEGER)::TIMESTAMP)) AS ms`;
-  const values: Record<string, DuckDBValue> =
-    'localDate' in bound
-      ? { tz, day: bound.localDate }
-      : { tz, now: bound.now.toISOString(), days: bound.localDaysAgo };
-  const reader = await connection.runAndReadAll(sql, values);
-  return new Date(Number(reader.getRowObjectsJS()[0]!.ms));
-}
-
-/** Runs one statement, binding only the parameters it uses (DuckDB rejects extra ones). */
-async function runBound(
-  connection: DuckDBConnection,
-  sql: string,
-  values: Record<string, DuckDBValue>,
-  types: Record<string, DuckDBType>,
-): Promise<{ count: number }> {
-  const prepared = await connection.prepare(sql);
-  try {
-    const used = parameterNames(prepared);
-    prepared.bind(pick(values, used), pick(types, used));
-    const reader = await prepared.runAndReadAll();
-    const first = reader.getRowObjectsJS()[0];
-    return { count: first && 'Count' in first ? Number(first.Count) : 0 };
-  } finally {
-    prepared.destroySync();
-  }
-}
-
-function parameterNames(prepared: { parameterCount: number; parameterName(i: number): string }): string[] {
-  const names: string[] = [];
-  for (let i = 1; i <= prepared.parameterCount; i++) names.push(prepared.parameterName(i));
-  return names;
-}
-
-function pick<T>(record: Record<string, T>, keys: readonly string[]): Record<string, T> {
-  return Object.fromEntries(keys.map((k) => [k, record[k] as T]));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -254,33 +170,18 @@ async function describeReport(
   }
   try {
     if (prepared.statementType !== StatementType.SELECT) {
-      throw new CliError(`report ${report.name} (${report.file}) must be one SELECT statement`, EXIT.failed);
+      throw new QueryError(`report ${report.name} (${report.file}) must be one SELECT statement`);
     }
-    const params = parameterNames(prepared);
-    const unknown = params.filter((p) => !(PARAM_NAMES as readonly string[]).includes(p));
-    if (unknown.length > 0) {
-      throw new CliError(
-        `report ${report.name} (${report.file}) uses unknown parameter ${unknown.map((p) => `$${p}`).join(', ')}: ` +
-          `available are ${PARAM_NAMES.map((p) => `$${p}`).join(', ')}`,
-        EXIT.failed,
-      );
-    }
+    const params = reportParameters(prepared, `report ${report.name} (${report.file})`);
     const columns: ColumnInfo[] = [];
     for (let i = 0; i < prepared.columnCount; i++) {
       const type = prepared.columnType(i);
       columns.push({ name: prepared.columnName(i), typeId: type.typeId, alias: type.alias });
     }
-    return { columns, params: params as ParamName[] };
+    return { columns, params };
   } finally {
     prepared.destroySync();
   }
-}
-
-/** The report's SQL ready to be a subquery: without trailing comments and semicolons. */
-export function reportBody(sql: string): string {
-  const lines = sql.replace(/^\uFEFF/, '').split(/\r?\n/);
-  while (lines.length > 0 && /^\s*(--.*)?$/.test(lines[lines.length - 1]!)) lines.pop();
-  return lines.join('\n').replace(/;\s*(--[^\n]*)?$/, '');
 }
 
 async function prependBom(source: string, target: string): Promise<void> {
@@ -296,7 +197,7 @@ async function prependBom(source: string, target: string): Promise<void> {
 }
 
 function reportError(report: ReportDefinition, err: unknown): Error {
-  if (err instanceof CliError) return err;
+  if (err instanceof ConvoduckError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return new CliError(`report ${report.name} failed: ${message.split('\n')[0]}`, EXIT.failed);
+  return new QueryError(`report ${report.name} failed: ${message.split('\n')[0]}`);
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { mkdirSync, rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { sync } from '../../crawler/sync.js';
-import { preferSmallHeap } from '../heap.js';
+import { preferSmallHeap } from '../../shared/heap.js';
 import { runQuery } from '../../exports/query.js';
 import { runReports } from '../../reports/index.js';
 import { startSimulator } from '../../simulator/index.js';

@@ -11,7 +11,8 @@ import {
 import { resolveDbPath } from '../config.js';
 import { UsageError } from '../errors.js';
 import { busyNotice } from '../../exports/read.js';
-import { parseChoice, parseDurationArg, parseTimeArg } from '../parse.js';
+import { parseDurationArg, parseTimeArg } from '../../shared/time.js';
+import { parseChoice } from '../parse.js';
 
 interface ExportFlags {
   db?: string;

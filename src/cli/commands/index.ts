@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
 import { registerQuery } from './query.js';
@@ -10,6 +11,7 @@ import { registerSync } from './sync.js';
 
 /** Each command lives in its own file and adds itself here, in the order `--help` shows them. */
 export function registerCommands(program: Command): void {
+  registerCheck(program);
   registerSync(program);
   registerReport(program);
   registerQuery(program);

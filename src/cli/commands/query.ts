@@ -5,7 +5,8 @@ import { runQuery } from '../../exports/query.js';
 import { busyNotice } from '../../exports/read.js';
 import { resolveDbPath } from '../config.js';
 import { UsageError } from '../errors.js';
-import { parseChoice, parseDurationArg, parsePositiveInt } from '../parse.js';
+import { parseDurationArg } from '../../shared/time.js';
+import { parseChoice, parsePositiveInt } from '../parse.js';
 
 interface QueryFlags {
   db?: string;

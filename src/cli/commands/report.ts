@@ -12,9 +12,9 @@ import {
   runReports,
   type OutputFormat,
 } from '../../reports/index.js';
-import { StoreError } from '../../store/database.js';
+import { busyNotice } from '../../exports/read.js';
+import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config.js';
-import { CliError, EXIT } from '../errors.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';
 
 interface ReportFlags {
@@ -31,6 +31,7 @@ interface ReportFlags {
   minSample?: string;
   raw?: boolean;
   excel?: boolean;
+  wait: string;
 }
 
 export function registerReport(program: Command): void {
@@ -52,6 +53,12 @@ export function registerReport(program: Command): void {
     .option('--min-sample <n>', `agent_leaderboard: flag agents with fewer conversations (default ${DEFAULT_MIN_SAMPLE})`)
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
     .option('--excel', 'CSV: add a UTF-8 byte-order mark and use CRLF line ends')
+    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than --wait, 2 bad usage.`,
+    )
     .action(async (names: string[], flags: ReportFlags) => {
       if (flags.list) {
         listReports();
@@ -60,34 +67,32 @@ export function registerReport(program: Command): void {
       const now = new Date();
       const format = parseChoice('--format', flags.format, OUTPUT_FORMATS) as OutputFormat;
       const outDir = resolve(flags.out);
-      try {
-        await runReports({
-          dbPath: resolveDbPath(flags.db),
-          names,
-          outDir,
-          format,
-          raw: flags.raw ?? false,
-          excel: flags.excel ?? false,
-          filters: {
-            from: flags.from === undefined ? null : parseReportTime('--from', flags.from, now),
-            to: flags.to === undefined ? null : parseReportTime('--to', flags.to, now),
-            agents: flags.agent ?? [],
-            channel: flags.channel === undefined ? null : parseChoice('--channel', flags.channel, KNOWN_CHANNELS),
-            tz: flags.tz,
-            earlySeconds:
-              flags.earlySeconds === undefined ? undefined : parsePositiveInt('--early-seconds', flags.earlySeconds),
-            minSample: flags.minSample === undefined ? undefined : parsePositiveInt('--min-sample', flags.minSample),
-          },
-          onReport: (r) => {
-            const rel = relative(process.cwd(), r.path);
-            const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : r.path;
-            process.stderr.write(`${r.name}: ${r.rows} ${r.rows === 1 ? 'row' : 'rows'} → ${shown}\n`);
-          },
-        });
-      } catch (err) {
-        if (err instanceof StoreError) throw new CliError(err.message, EXIT.usage);
-        throw err;
-      }
+      const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+      await runReports({
+        dbPath: resolveDbPath(flags.db),
+        names,
+        outDir,
+        format,
+        raw: flags.raw ?? false,
+        excel: flags.excel ?? false,
+        filters: {
+          from: flags.from === undefined ? null : parseReportTime('--from', flags.from, now),
+          to: flags.to === undefined ? null : parseReportTime('--to', flags.to, now),
+          agents: flags.agent ?? [],
+          channel: flags.channel === undefined ? null : parseChoice('--channel', flags.channel, KNOWN_CHANNELS),
+          tz: flags.tz,
+          earlySeconds:
+            flags.earlySeconds === undefined ? undefined : parsePositiveInt('--early-seconds', flags.earlySeconds),
+          minSample: flags.minSample === undefined ? undefined : parsePositiveInt('--min-sample', flags.minSample),
+        },
+        lockTimeoutMs,
+        onWait: () => process.stderr.write(busyNotice(flags.wait)),
+        onReport: (r) => {
+          const rel = relative(process.cwd(), r.path);
+          const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : r.path;
+          process.stderr.write(`${r.name}: ${r.rows} ${r.rows === 1 ? 'row' : 'rows'} → ${shown}\n`);
+        },
+      });
     });
 }
 

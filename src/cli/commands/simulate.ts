@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { startSimulator, type Simulator } from '../../simulator/index.js';
+import { RATE_ALGORITHMS, RETRY_AFTER_MODES, TIME_FORMATS, startSimulator, type Simulator } from '../../simulator/index.js';
 import { UsageError } from '../errors.js';
 
 interface SimulateFlags {
@@ -15,6 +15,23 @@ interface SimulateFlags {
   otherClientRpm: string;
   exoticValues?: boolean;
   verbose?: boolean;
+  servedPerPage?: string;
+  nextPageOnFullPage?: boolean;
+  hiddenFromLists: string;
+  arrivalLag: string;
+  windowMs: string;
+  rateAlgorithm: string;
+  burst?: string;
+  retryAfter: string;
+  revokeKeyAfter?: string;
+  timeFormat: string;
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} is not known — use one of ${allowed.join(', ')}`);
+  }
+  return value as T;
 }
 
 function wholeNumber(flag: string, value: string, min: number, max: number): number {
@@ -33,20 +50,32 @@ function decimal(flag: string, value: string, min: number, max: number): number 
   return n;
 }
 
+function describeRate(sim: Simulator): string {
+  const { rateLimit, windowMs, rateAlgorithm, burst, retryAfter, revokeKeyAfter } = sim.options;
+  const per = windowMs === 60_000 ? 'minute' : `${windowMs} ms`;
+  let text =
+    rateAlgorithm === 'bucket'
+      ? `token bucket of ${burst} refilled at ${rateLimit} per ${per}`
+      : `${rateLimit} requests per ${rateAlgorithm} ${per}`;
+  if (retryAfter !== 'exact') text += `, Retry-After ${retryAfter}`;
+  if (revokeKeyAfter !== null) text += `, key deleted after ${revokeKeyAfter} requests`;
+  return text;
+}
+
 export function registerSimulate(program: Command): void {
   program
     .command('simulate')
     .summary('run a local simulator of the Agent Management API (demo and tests)')
     .description(
       'Serve a generated space (agents, tools, connections, weeks of conversations) on 127.0.0.1 with the ' +
-        'API’s paging, filters, errors and rolling rate limit. Prints the settings for `convoduck sync` on ' +
+        'API’s paging, filters, errors and rate limit. Flags play the readings the spec leaves open (page sizes, ' +
+        'listing, rate-limit algorithm, 429s, a deleted key, timestamp formats). Prints the settings for `convoduck sync` on ' +
         'stdout, logs to stderr, and runs until Ctrl-C (or SIGTERM). The same --seed gives the same data and key.',
     )
     .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', '8080')
     .option('--conversations <n>', 'conversations in the history', '5000')
     .option('--seed <n>', 'seed of the generated data and of the API key', '7')
     .option('--days <n>', 'days of history, ending now', '28')
-    .option('--rate-limit <n>', 'accepted requests per rolling minute per key (like the real API)', '60')
     .option('--latency-ms <n>', 'delay before every response', '0')
     .option('--confidential', 'confidential space: no summary, transcript or recording_url')
     .option('--fault-rate <p>', 'share of requests that fail: 60% 5xx, 20% dropped, 20% truncated body', '0')
@@ -54,6 +83,29 @@ export function registerSimulate(program: Command): void {
     .option('--other-client-rpm <n>', 'another integration spending the same key’s budget, requests per minute', '0')
     .option('--exotic-values', 'add a few values the spec does not list (outbound, voicemail, rate_limited)')
     .option('--verbose', 'log every request on stderr')
+    .optionsGroup('Rate limit (the spec says only "60 requests per minute per key"):')
+    .option('--rate-limit <n>', 'accepted requests per window per key (bucket: tokens refilled per window)', '60')
+    .option('--window-ms <n>', 'length of the window in ms', '60000')
+    .option(
+      '--rate-algorithm <a>',
+      'rolling: at most --rate-limit in any --window-ms; fixed: a window opened by its first request, ' +
+        'Remaining falls to 0 and jumps back when it ends; bucket: a token bucket of --burst tokens',
+      'rolling',
+    )
+    .option('--burst <n>', 'bucket size (default --rate-limit / 6, at least 1); starts full')
+    .option('--retry-after <mode>', 'Retry-After of a 429: exact (whole seconds until one would pass), missing (no header), long (3 windows)', 'exact')
+    .option('--revoke-key-after <n>', 'delete the key after n accepted requests: every later request gets 401 unauthenticated')
+    .optionsGroup('Listing and timestamps (the spec leaves these open):')
+    .option('--served-per-page <n>', 'serve at most n items per page whatever per_page asks; meta.per_page and next_page follow it')
+    .option('--next-page-on-full-page', 'next_page is set whenever a page is full, even the last (the page after it is empty)')
+    .option('--hidden-from-lists <n>', 'conversations counted in list totals but never listed (their detail is still served)', '0')
+    .option('--arrival-lag <ms>', 'new conversations appear only once ended, started this long ago: inside windows a crawl already listed', '0')
+    .option(
+      '--time-format <f>',
+      'every timestamp served as: as-generated, z, offset (a non-zero offset per record), ' +
+        'fraction-z or fraction-offset (microseconds; the instants then fall inside the second)',
+      'as-generated',
+    )
     .addHelpText(
       'after',
       `
@@ -62,6 +114,9 @@ Examples:
   convoduck simulate --rate-limit 600 --latency-ms 50 --fault-rate 0.05
   convoduck simulate --conversations 100000 --rate-limit 1000000 --port 0   # benchmark
   convoduck simulate --arrivals-per-minute 30 --confidential
+  convoduck simulate --rate-algorithm bucket --burst 5 --retry-after missing   # a stricter gateway
+  convoduck simulate --served-per-page 100 --hidden-from-lists 3 --arrivals-per-minute 60 --arrival-lag 600000
+  convoduck simulate --time-format fraction-offset --revoke-key-after 300
 
 Then, in another shell (paste the two export lines it printed):
   export CONVODUCK_BASE_URL=http://127.0.0.1:8080/api/v1
@@ -74,10 +129,19 @@ Then, in another shell (paste the two export lines it printed):
       const seed = wholeNumber('--seed', flags.seed, 0, 0xffffffff);
       const days = wholeNumber('--days', flags.days, 1, 3650);
       const rateLimit = wholeNumber('--rate-limit', flags.rateLimit, 1, 1_000_000_000);
+      const windowMs = wholeNumber('--window-ms', flags.windowMs, 1, 86_400_000);
+      const rateAlgorithm = oneOf('--rate-algorithm', flags.rateAlgorithm, RATE_ALGORITHMS);
+      const burst = flags.burst === undefined ? undefined : wholeNumber('--burst', flags.burst, 1, 1_000_000_000);
+      const retryAfter = oneOf('--retry-after', flags.retryAfter, RETRY_AFTER_MODES);
+      const revokeKeyAfter = flags.revokeKeyAfter === undefined ? null : wholeNumber('--revoke-key-after', flags.revokeKeyAfter, 0, 1_000_000_000);
       const latencyMs = wholeNumber('--latency-ms', flags.latencyMs, 0, 600_000);
       const faultRate = decimal('--fault-rate', flags.faultRate, 0, 1);
       const arrivalsPerMinute = decimal('--arrivals-per-minute', flags.arrivalsPerMinute, 0, 600_000);
       const otherClientRpm = decimal('--other-client-rpm', flags.otherClientRpm, 0, 600_000);
+      const servedPerPage = flags.servedPerPage === undefined ? null : wholeNumber('--served-per-page', flags.servedPerPage, 1, 200);
+      const hiddenFromLists = wholeNumber('--hidden-from-lists', flags.hiddenFromLists, 0, 5_000_000);
+      const timeFormat = oneOf('--time-format', flags.timeFormat, TIME_FORMATS);
+      const arrivalLagMs = wholeNumber('--arrival-lag', flags.arrivalLag, 0, 30 * 86_400_000);
       const log = (line: string): void => {
         process.stderr.write(`convoduck simulate: ${line}\n`);
       };
@@ -91,12 +155,22 @@ Then, in another shell (paste the two export lines it printed):
           conversations,
           days,
           rateLimit,
+          windowMs,
+          rateAlgorithm,
+          burst,
+          retryAfter,
+          revokeKeyAfter,
           latency: { listMs: latencyMs, detailMs: latencyMs, otherMs: latencyMs },
           faults: { error5xx: faultRate * 0.6, drop: faultRate * 0.2, truncate: faultRate * 0.2 },
           confidential: flags.confidential ?? false,
           exoticValues: flags.exoticValues ?? false,
           arrivalsPerMinute,
           otherClientRpm,
+          servedPerPage,
+          nextPageOnFullPage: flags.nextPageOnFullPage ?? false,
+          hiddenFromLists,
+          arrivalLagMs,
+          timeFormat,
           autoFinish: true,
           // A long-running demo must not grow without bound: the log is only read here.
           logRequests: false,
@@ -110,7 +184,7 @@ Then, in another shell (paste the two export lines it printed):
 
       process.stdout.write(`export CONVODUCK_BASE_URL=${sim.baseUrl}\nexport CONVODUCK_API_KEY=${sim.apiKey}\n`);
       log(
-        `space "${sim.space}" on ${sim.baseUrl}: ${rateLimit} requests per rolling minute` +
+        `space "${sim.space}" on ${sim.baseUrl}: ${describeRate(sim)}` +
           (latencyMs ? `, ${latencyMs} ms latency` : '') +
           (faultRate ? `, ${Math.round(faultRate * 1000) / 10}% faults` : '') +
           (flags.confidential ? ', confidential' : '') +

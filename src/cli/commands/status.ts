@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { getStatus, renderStatus } from '../../exports/status.js';
+import { getStatus } from '../../exports/status.js';
+import { renderStatus } from '../status-render.js';
 import { resolveDbPath } from '../config.js';
-import { parseDurationArg, parsePositiveInt } from '../parse.js';
+import { parseDurationArg } from '../../shared/time.js';
+import { parsePositiveInt } from '../parse.js';
 import { busyNotice } from '../../exports/read.js';
 
 interface StatusFlags {
@@ -17,7 +19,8 @@ export function registerStatus(program: Command): void {
     .summary('show recent sync runs, the watermark, row counts, detail coverage and errors')
     .description(
       'Show what the database holds and how the crawl is doing: the last sync runs, the listing ' +
-        'watermark, rows per table, detail coverage (listed vs stored vs missing/failing), conversations ' +
+        'watermark, listing gaps (conversations the server counts but did not serve, until a sync ' +
+        'lists that window again), rows per table, detail coverage (listed vs stored vs missing/failing), conversations ' +
         'still in progress, and recorded errors grouped by stage and HTTP status. Read-only; works ' +
         'while a sync runs.',
     )
@@ -31,7 +34,8 @@ export function registerStatus(program: Command): void {
 Examples:
   convoduck status
   convoduck status --db /data/support.duckdb --runs 10
-  convoduck status --json | jq '.details.pending'`,
+  convoduck status --json | jq '.details.pending'
+  convoduck status --json | jq '.listingGaps'     # [] when every listing added up`,
     )
     .action(async (flags: StatusFlags) => {
       const runs = parsePositiveInt('--runs', flags.runs);

@@ -1,15 +1,14 @@
-import { Command, Option } from 'commander';
-import { AuthError } from '../../api/client.js';
-import { SyncLockedError } from '../../crawler/lock.js';
+import type { Command } from 'commander';
 import { parseDetailsMode } from '../../crawler/plan.js';
-import { resolveApiSettings, SettingsError } from '../../crawler/settings.js';
-import { sync, type SyncSummary } from '../../crawler/sync.js';
-import { StoreError } from '../../store/database.js';
+import { resolveApiSettings, withApiOptions } from '../settings.js';
+import { countersOfFailedRun, sync, type ListingGapSummary, type SyncSummary } from '../../crawler/sync.js';
 import { resolveDbPath } from '../config.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
-import { parseDurationArg, parsePositiveInt, parseTimeArg } from '../parse.js';
-import { preferSmallHeap } from '../heap.js';
+import { CliError, EXIT, toCliError, UsageError } from '../errors.js';
+import { parsePositiveInt } from '../parse.js';
+import { parseDurationArg, parseTimeArg } from '../../shared/time.js';
+import { preferSmallHeap } from '../../shared/heap.js';
 import { progressPrinter, formatDuration } from '../progress.js';
+import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync-outcome.js';
 
 interface SyncFlags {
   db?: string;
@@ -25,19 +24,16 @@ interface SyncFlags {
 }
 
 export function registerSync(program: Command): void {
-  program
-    .command('sync')
+  withApiOptions(program.command('sync'))
     .summary('crawl the space’s conversations, agents and tools into DuckDB (incremental, resumable)')
     .description(
-      'Crawl every conversation of the key’s space into the DuckDB file, within the key’s rate limit.\n' +
-        'The first run lists everything; later runs list only what started since the last one (minus\n' +
-        '--overlap) and fetch each finished conversation’s detail once in its life. Progress is committed\n' +
+      'Crawl every conversation of the key’s space into the DuckDB file, within the key’s rate limit. ' +
+        'The first run lists everything; later runs list only what started since the last one (minus ' +
+        '--overlap) and fetch each finished conversation’s detail once in its life. Progress is committed ' +
         'page by page, so a killed run resumes where it stopped.\n\n' +
         'Settings: CONVODUCK_BASE_URL (…/api/v1), CONVODUCK_API_KEY (or --api-key-file), CONVODUCK_DB.',
     )
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
-    .option('--base-url <url>', 'API address ending in /api/v1 (default: $CONVODUCK_BASE_URL)')
-    .option('--api-key-file <file>', 'read the API key from this file instead of $CONVODUCK_API_KEY')
     .option('--details <mode>', 'all | none | outcomes to fetch first, e.g. failed,transferred', 'all')
     .option('--since <time>', 'list conversations started at or after this (ISO date/time, or 7d, 24h, yesterday)')
     .option('--until <time>', 'list conversations started at or before this (a backfill: the watermark stays)')
@@ -45,7 +41,6 @@ export function registerSync(program: Command): void {
     .option('--overlap <duration>', 'how far before the watermark an incremental run starts listing', '1h')
     .option('--max-rpm <n>', 'stay under this many requests per minute (leave room for other integrations)')
     .option('--json', 'print the run summary as JSON on stdout')
-    .addOption(new Option('--api-key <key>').hideHelp())
     .addHelpText(
       'after',
       `
@@ -54,75 +49,107 @@ Examples:
   export CONVODUCK_API_KEY=np_...            # or: --api-key-file ~/.config/convoduck/key
   convoduck sync                             # first run: everything; then incremental
   convoduck sync --details failed,transferred --max-rpm 45
-  convoduck sync --since 2026-10-01 --until 2026-10-31   # backfill a month
+  convoduck sync --since 2026-10-01 --until 2026-11-01   # backfill October (--until is inclusive)
   convoduck sync --json > last-run.json      # for schedulers
 
 Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad settings,
-3 the API refused the key (401/403), 130 interrupted (what was fetched is kept).`,
+3 the API refused the key (401/403), 130 interrupted (what was fetched is kept).
+A listing that does not add up (the server counts more conversations than it serves) exits 1
+and keeps the watermark, so the next run lists that window again.`,
     )
     .action(async (flags: SyncFlags & { apiKey?: string }) => {
-      if (flags.apiKey !== undefined) {
-        throw new UsageError('the API key is never taken as a flag: set CONVODUCK_API_KEY or use --api-key-file FILE');
-      }
-      const now = new Date();
-      const details = parseDetailsMode(flags.details);
-      if (!details) {
-        throw new UsageError(`--details ${JSON.stringify(flags.details)} must be all, none, or outcomes such as failed,transferred`);
-      }
-      const since = flags.since ? parseTimeArg('--since', flags.since, now) : undefined;
-      const until = flags.until ? parseTimeArg('--until', flags.until, now) : undefined;
-      if (since && until && since > until) throw new UsageError('--since is after --until: swap them');
-      if (flags.full && since) throw new UsageError('--full and --since contradict each other: use one');
-      const overlapMs = parseDurationArg('--overlap', flags.overlap);
-      const maxRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
-      let settings;
+      let apiKey: string | undefined;
       try {
-        settings = resolveApiSettings(flags);
+        const { summary, dbPath } = await runSync(flags, (key) => (apiKey = key));
+        process.stderr.write(describeSummary(summary, dbPath) + '\n');
+        if (summary.listingGap) process.stderr.write(describeListingGap(summary.listingGap) + '\n');
+        const exitCode = summary.status === 'ok' ? EXIT.ok : summary.status === 'interrupted' ? INTERRUPTED_EXIT : EXIT.failed;
+        if (flags.json) process.stdout.write(renderOutcome(finishedOutcome(summary, exitCode, problemOf(summary)), apiKey));
+        process.exitCode = exitCode;
       } catch (err) {
-        if (err instanceof SettingsError) throw new UsageError(err.message);
-        throw err;
+        const known = translate(err);
+        if (flags.json) {
+          const message = known.message.split('\n')[0]!;
+          process.stdout.write(renderOutcome(failedOutcome(known.exitCode, message, countersOfFailedRun(err instanceof InterruptedError ? err.crawlerError : err)), apiKey));
+        }
+        throw known;
       }
-      const dbPath = resolveDbPath(flags.db);
-
-      const controller = new AbortController();
-      let interrupts = 0;
-      const onSignal = (signal: NodeJS.Signals) => {
-        interrupts++;
-        if (interrupts > 1) process.exit(130);
-        process.stderr.write(`\nconvoduck: ${signal}: committing what was fetched, then stopping (again to quit at once)\n`);
-        controller.abort();
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-      const progress = progressPrinter();
-      let summary: SyncSummary;
-      try {
-        preferSmallHeap();
-        summary = await sync({
-          ...settings,
-          dbPath,
-          details,
-          since,
-          until,
-          full: flags.full,
-          overlapMs,
-          maxRpm,
-          windowMs: testWindowMs(),
-          signal: controller.signal,
-          onProgress: progress.update,
-        });
-      } catch (err) {
-        progress.finish();
-        throw translate(err);
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-      progress.finish();
-      process.stderr.write(describeSummary(summary, dbPath) + '\n');
-      if (flags.json) process.stdout.write(JSON.stringify(summary) + '\n');
-      process.exitCode = summary.status === 'ok' ? EXIT.ok : summary.status === 'interrupted' ? 130 : EXIT.failed;
     });
+}
+
+/** Reads the flags and settings, then runs the crawl; Ctrl-C / SIGTERM abort it. */
+async function runSync(
+  flags: SyncFlags & { apiKey?: string },
+  onKey: (apiKey: string) => void,
+): Promise<{ summary: SyncSummary; dbPath: string }> {
+  const now = new Date();
+  const details = parseDetailsMode(flags.details);
+  if (!details) {
+    throw new UsageError(`--details ${JSON.stringify(flags.details)} must be all, none, or outcomes such as failed,transferred`);
+  }
+  const since = flags.since ? parseTimeArg('--since', flags.since, now) : undefined;
+  const until = flags.until ? parseTimeArg('--until', flags.until, now) : undefined;
+  if (since && until && since > until) throw new UsageError('--since is after --until: swap them');
+  if (flags.full && since) throw new UsageError('--full and --since contradict each other: use one');
+  const overlapMs = parseDurationArg('--overlap', flags.overlap);
+  const maxRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
+  const settings = resolveApiSettings(flags);
+  onKey(settings.apiKey);
+  const dbPath = resolveDbPath(flags.db);
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts > 1) process.exit(INTERRUPTED_EXIT);
+    process.stderr.write(`\nconvoduck: ${signal}: committing what was fetched, then stopping (again to quit at once)\n`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const progress = progressPrinter();
+  try {
+    preferSmallHeap();
+    const summary = await sync({
+      ...settings,
+      dbPath,
+      details,
+      since,
+      until,
+      full: flags.full,
+      overlapMs,
+      maxRpm,
+      windowMs: testWindowMs(),
+      signal: controller.signal,
+      onProgress: progress.update,
+    });
+    progress.finish();
+    return { summary, dbPath };
+  } catch (err) {
+    progress.finish();
+    // Ctrl-C ended a call that was waiting (for the rate limit, say): an interruption, not a failure.
+    if (controller.signal.aborted) throw new InterruptedError(err);
+    throw err;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** A run the user stopped; crawlerError carries the run's counters (countersOfFailedRun). */
+class InterruptedError extends CliError {
+  constructor(readonly crawlerError: unknown) {
+    super('sync interrupted: what was fetched is kept; run sync again to resume', INTERRUPTED_EXIT);
+    this.name = 'InterruptedError';
+  }
+}
+
+/** The reason a finished run was not ok, as its one line; null when it was. */
+function problemOf(summary: SyncSummary): string | null {
+  if (summary.status === 'ok') return null;
+  if (summary.status === 'interrupted') return 'sync interrupted: what was fetched is kept; run sync again to resume';
+  if (summary.listingGap) return describeListingGap(summary.listingGap).replace(/^convoduck: /, '');
+  return `${summary.errors} errors recorded in sync_errors — the next run retries them`;
 }
 
 /** Tests shrink the API's one-minute window to keep crawls short; users never need this. */
@@ -131,12 +158,20 @@ function testWindowMs(): number | undefined {
   return value ? parsePositiveInt('CONVODUCK_RATE_WINDOW_MS', value) : undefined;
 }
 
-function translate(err: unknown): unknown {
-  if (err instanceof AuthError) return new CliError(err.message, EXIT.auth);
-  if (err instanceof SyncLockedError || err instanceof StoreError) return new CliError(err.message, EXIT.usage);
-  if (err instanceof CliError) return err;
+/** convoduck's own errors as everywhere; anything else ended the run, and what was fetched is kept. */
+function translate(err: unknown): CliError {
+  const known = toCliError(err);
+  if (known) return known;
   const message = err instanceof Error ? err.message : String(err);
   return new CliError(`sync failed: ${message.split('\n')[0]} (what was fetched is kept; run sync again to resume)`, EXIT.failed);
+}
+
+/** The one line that says which window is short, by how many, and what happens next. */
+export function describeListingGap(gap: ListingGapSummary): string {
+  const next = gap.nextRunRelists
+    ? 'the watermark stays; the next run lists this window again'
+    : 'a bounded backfill moves no watermark: run it again to list this window';
+  return `convoduck: ${gap.message} — ${next}`;
 }
 
 function describeSummary(s: SyncSummary, dbPath: string): string {

@@ -1,15 +1,18 @@
 // Where the API is and which key to use: from the environment or a file, never from a flag
-// (flags end up in shell history and process listings).
+// (flags end up in shell history and process listings). The crawler takes the plain values.
 
 import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
 import { parseBaseUrl } from '../api/client.js';
+import { UsageError } from './errors.js';
 
 export interface ApiSettings {
   baseUrl: string;
   apiKey: string;
 }
 
-export class SettingsError extends Error {
+/** A missing or malformed setting: a usage error (exit 2). */
+export class SettingsError extends UsageError {
   constructor(message: string) {
     super(message);
     this.name = 'SettingsError';
@@ -37,10 +40,21 @@ export function checkApiKey(key: string, source: string): string {
   return trimmed;
 }
 
+/** The flags of every command that talks to the API; the key itself is refused as a flag. */
+export function withApiOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', 'API address ending in /api/v1 (default: $CONVODUCK_BASE_URL)')
+    .option('--api-key-file <file>', 'read the API key from this file instead of $CONVODUCK_API_KEY')
+    .addOption(new Option('--api-key <key>').hideHelp());
+}
+
 export function resolveApiSettings(
-  flags: { baseUrl?: string; apiKeyFile?: string },
+  flags: { baseUrl?: string; apiKeyFile?: string; apiKey?: string },
   env: NodeJS.ProcessEnv = process.env,
 ): ApiSettings {
+  if (flags.apiKey !== undefined) {
+    throw new SettingsError('the API key is never taken as a flag: set CONVODUCK_API_KEY or use --api-key-file FILE');
+  }
   const rawUrl = flags.baseUrl ?? env.CONVODUCK_BASE_URL;
   if (!rawUrl) {
     throw new SettingsError('no API address: set CONVODUCK_BASE_URL (or pass --base-url), e.g. https://api.example.com/api/v1');

@@ -1,206 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { foreignLevel, RateLimiter, type Clock, type Ticket } from '../src/api/rate-limiter.js';
-import { maxInRollingWindow } from './support/request-log.js';
-
-// ---- a discrete-event fake clock -------------------------------------------------------------
-
-interface Timer {
-  at: number;
-  seq: number;
-  fire: () => void;
-}
-
-const flush = (): Promise<void> => new Promise((r) => setImmediate(r));
-
-class FakeClock implements Clock {
-  t = 0;
-  private seq = 0;
-  private timers: Timer[] = [];
-
-  now(): number {
-    return this.t;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve) => {
-      if (signal?.aborted) {
-        resolve();
-        return;
-      }
-      const timer: Timer = {
-        at: this.t + Math.max(0, ms),
-        seq: this.seq++,
-        fire: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      };
-      const onAbort = (): void => {
-        this.timers = this.timers.filter((x) => x !== timer);
-        resolve();
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.timers.push(timer);
-    });
-  }
-
-  /** Fires timers in time order until `end`, letting all promise chains settle after each. */
-  async runUntil(end: number): Promise<void> {
-    for (;;) {
-      await flush();
-      let next: Timer | undefined;
-      for (const x of this.timers) {
-        if (!next || x.at < next.at || (x.at === next.at && x.seq < next.seq)) next = x;
-      }
-      if (!next || next.at > end) {
-        this.t = Math.max(this.t, end);
-        await flush();
-        return;
-      }
-      this.timers = this.timers.filter((x) => x !== next);
-      this.t = Math.max(this.t, next.at);
-      next.fire();
-    }
-  }
-}
-
-// ---- a simulated server: rolling window per key, counts accepted requests ----------------------
-
-interface Arrival {
-  t: number;
-  who: 'us' | 'other';
-  status: number;
-}
-
-class SimServer {
-  accepted: number[] = [];
-  log: Arrival[] = [];
-  constructor(
-    readonly limit: number,
-    readonly windowMs: number,
-  ) {}
-
-  arrive(t: number, who: 'us' | 'other'): { status: number; limit: number; remaining: number; retryAfterMs: number } {
-    this.accepted = this.accepted.filter((a) => a > t - this.windowMs);
-    if (this.accepted.length >= this.limit) {
-      this.log.push({ t, who, status: 429 });
-      const retryAfterMs = Math.ceil((this.accepted[0]! + this.windowMs - t) / 1000) * 1000;
-      return { status: 429, limit: this.limit, remaining: 0, retryAfterMs };
-    }
-    this.accepted.push(t);
-    this.log.push({ t, who, status: 200 });
-    return { status: 200, limit: this.limit, remaining: this.limit - this.accepted.length, retryAfterMs: 0 };
-  }
-}
-
-/** Deterministic PRNG so failures reproduce. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let x = s;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface RunOptions {
-  limit: number;
-  windowMs: number;
-  workers: number;
-  durationMs: number;
-  latency: [number, number];
-  /** send→arrival delay range (the guard must absorb its variation) */
-  arrivalDelay?: [number, number];
-  /** send→arrival delay of particular sends (by index from 0), instead of arrivalDelay */
-  lateSends?: Record<number, number>;
-  maxRpm?: number;
-  initialLimit?: number;
-  seed?: number;
-  /**
-   * A foreign client on the same key, from `start`: either one request every `everyMs` (± jitter),
-   * or, with `rpm`, like the simulator's: a timer every min(1 s, 60 s / rpm) sends what is due.
-   */
-  other?: { start: number; everyMs?: number; jitterMs?: number; rpm?: number };
-  /** when our workers start */
-  ourStart?: number;
-}
-
-async function simulate(o: RunOptions): Promise<{
-  clock: FakeClock;
-  limiter: RateLimiter;
-  server: SimServer;
-  sends: number[];
-  ours: Arrival[];
-  others: Arrival[];
-}> {
-  const clock = new FakeClock();
-  const rand = rng(o.seed ?? 1);
-  const server = new SimServer(o.limit, o.windowMs);
-  const limiter = new RateLimiter({
-    clock,
-    windowMs: o.windowMs,
-    ...(o.maxRpm !== undefined ? { maxRpm: o.maxRpm } : {}),
-    ...(o.initialLimit !== undefined ? { initialLimit: o.initialLimit } : {}),
-  });
-  const sends: number[] = [];
-  const end = o.durationMs;
-  const between = (r: [number, number]): number => r[0] + rand() * (r[1] - r[0]);
-
-  const worker = async (): Promise<void> => {
-    if (o.ourStart) await clock.sleep(o.ourStart);
-    while (clock.now() < end) {
-      const ticket: Ticket = await limiter.acquire();
-      if (clock.now() >= end) return;
-      const late = o.lateSends?.[sends.length];
-      sends.push(ticket.sentAt);
-      await clock.sleep(late ?? between(o.arrivalDelay ?? [0, 3]));
-      const r = server.arrive(clock.now(), 'us');
-      await clock.sleep(between(o.latency));
-      limiter.observe(ticket, { limit: r.limit, remaining: r.remaining, status: r.status });
-      if (r.status === 429) limiter.pauseUntil(clock.now() + r.retryAfterMs);
-    }
-  };
-  const other = async (): Promise<void> => {
-    const f = o.other;
-    if (!f) return;
-    await clock.sleep(f.start);
-    if (f.rpm !== undefined) {
-      const t0 = clock.now();
-      const rpm = f.rpm;
-      let done = 0;
-      while (clock.now() < end) {
-        await clock.sleep(Math.min(1000, 60_000 / rpm) + rand() * 2);
-        const due = Math.floor(((clock.now() - t0) * rpm) / 60_000) - done;
-        for (let i = 0; i < due; i++, done++) server.arrive(clock.now(), 'other');
-      }
-      return;
-    }
-    const every = f.everyMs ?? 4000;
-    while (clock.now() < end) {
-      server.arrive(clock.now(), 'other');
-      const j = f.jitterMs ?? 0;
-      await clock.sleep(every + (j ? (rand() * 2 - 1) * j : 0));
-    }
-  };
-  const all = [other(), ...Array.from({ length: o.workers }, () => worker())];
-  await clock.runUntil(end + 10 * o.windowMs);
-  // workers blocked in acquire() after `end` never return; that is fine for a simulation
-  void all;
-  return {
-    clock,
-    limiter,
-    server,
-    sends,
-    ours: server.log.filter((a) => a.who === 'us'),
-    others: server.log.filter((a) => a.who === 'other'),
-  };
-}
-
-function countIn(ts: number[], from: number, to: number): number {
-  return ts.filter((t) => t >= from && t < to).length;
-}
+import { foreignLevel, RateLimiter, type Ticket } from '../../src/api/rate-limiter.js';
+import { maxInRollingWindow } from '../support/request-log.js';
+import { FakeClock, countIn, simulate, type Arrival } from '../support/rate-sim.js';
 
 // ---- tests -----------------------------------------------------------------------------------
 
@@ -325,11 +126,10 @@ describe('RateLimiter (fake clock)', () => {
   });
 
   it('alone, does not take a send of its own that the server stamped late for another client', async () => {
-    // Traced in the budget benchmark before restamps: the first request of a sync reached the
-    // server 25–84 ms after the limiter recorded it. When that slot was refilled a window later,
-    // the server still counted the old send: one "foreign" request, pacing switched on, and the
-    // rest of the window went out at the average rate after a burst: 77 requests short in that
-    // minute. Here the sends arrive late with no restamp, as lateness on the server's side would.
+    // A send that reaches the server later than we recorded it is still counted there when its
+    // slot is refilled a window later: one "foreign" request that is ours. Taken at face value it
+    // would switch pacing on and cost most of a window. Here sends arrive late with no restamp,
+    // as lateness on the server's side would.
     const windows = 4;
     const { sends, ours, limiter } = await simulate({
       limit: 600,
@@ -421,6 +221,19 @@ describe('RateLimiter (fake clock)', () => {
     const st = limiter.stats();
     expect(st.foreign).toBe(40);
     expect(st.budget).toBe(19);
+  });
+
+  it('a 429 observed with its pause holds the next request at once: nothing slips out before the caller reacts', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock, windowMs: W });
+    const first = await limiter.acquire();
+    limiter.observe(first, { limit: 60, remaining: 0, status: 429, pauseMs: 5000 });
+    let at = -1;
+    void limiter.acquire().then((t) => (at = t.sentAt));
+    await clock.runUntil(4999);
+    expect(at).toBe(-1);
+    await clock.runUntil(6000);
+    expect(at).toBeGreaterThanOrEqual(5000);
   });
 
   it('pauseUntil holds every sender until the given time', async () => {

@@ -1,0 +1,71 @@
+-- filtered_conversations: the conversations that pass the filters, with per-conversation figures
+--
+-- One row: one conversation that started in [--from, --to), of an --agent (if given), on
+-- --channel (if given). Every report reads the conversations through this relation, so every
+-- report sees the same ones.
+--
+-- Materialized: table (read by nearly every report: built once per run)
+--
+-- Columns:
+--   every column of `conversations`, plus
+--   agent_name          agent's name (empty if the agent is not in the agents table)
+--   started_local       started_at as a TIMESTAMP in --tz: started_local::DATE for days,
+--                       hour(started_local) for hours
+--   ended               the conversation has an outcome
+--   last_node           node_key of the latest node_path entry (highest seq in node_visits);
+--                       empty when the node path is unknown (detail not stored)
+--   last_node_at        when the conversation entered that node
+--   node_visits         entries in the node path
+--   tool_calls          tool calls made
+--   failed_tool_calls   tool calls with a status other than ok
+--   detail_status       stored, in_progress (detail fetched before the conversation ended),
+--                       invalid (unusable body) or missing (not fetched yet)
+--
+-- Parameters: $from, $to, $agents, $channel (the filters), $tz (started_local).
+
+WITH selected AS (
+  SELECT *
+  FROM conversations c
+  WHERE ($from IS NULL OR c.started_at >= $from)
+    AND ($to IS NULL OR c.started_at < $to)
+    AND ($agents IS NULL OR list_contains($agents, c.agent_id))
+    AND ($channel IS NULL OR c.channel = $channel)
+),
+last_visit AS (
+  SELECT conversation_id,
+         arg_max(node_key, seq) AS last_node,
+         arg_max(entered_at, seq) AS last_node_at,
+         count(*) AS node_visits
+  FROM node_visits
+  WHERE conversation_id IN (SELECT id FROM selected)
+  GROUP BY conversation_id
+),
+calls AS (
+  SELECT conversation_id,
+         count(*) AS tool_calls,
+         count(*) FILTER (WHERE status IS DISTINCT FROM 'ok') AS failed_tool_calls
+  FROM tool_calls
+  WHERE conversation_id IN (SELECT id FROM selected)
+  GROUP BY conversation_id
+)
+SELECT
+  c.*,
+  a.name AS agent_name,
+  timezone($tz, c.started_at) AS started_local,
+  c.outcome IS NOT NULL AS ended,
+  lv.last_node,
+  lv.last_node_at,
+  coalesce(lv.node_visits, 0)::INTEGER AS node_visits,
+  coalesce(k.tool_calls, 0)::INTEGER AS tool_calls,
+  coalesce(k.failed_tool_calls, 0)::INTEGER AS failed_tool_calls,
+  CASE
+    WHEN c.detail_fetched_at IS NULL AND r.invalid_reason IS NOT NULL THEN 'invalid'
+    WHEN c.detail_fetched_at IS NULL THEN 'missing'
+    WHEN NOT coalesce(r.is_final, false) THEN 'in_progress'
+    ELSE 'stored'
+  END AS detail_status
+FROM selected c
+LEFT JOIN agents a ON a.id = c.agent_id
+LEFT JOIN last_visit lv ON lv.conversation_id = c.id
+LEFT JOIN calls k ON k.conversation_id = c.id
+LEFT JOIN raw_conversations r ON r.id = c.id

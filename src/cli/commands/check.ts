@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import { checkServer, MAX_CHECK_REQUESTS, type CheckReport } from '../../crawler/check.js';
+import type { Finding, FindingStatus } from '../../crawler/check-findings.js';
+import { resolveApiSettings, withApiOptions } from '../settings.js';
+import { CliError, EXIT } from '../errors.js';
+
+interface CheckFlags {
+  baseUrl?: string;
+  apiKeyFile?: string;
+  json?: boolean;
+  apiKey?: string;
+}
+
+export function registerCheck(program: Command): void {
+  withApiOptions(program.command('check'))
+    .summary(`find out what the server really does before scheduling sync (at most ${MAX_CHECK_REQUESTS} requests)`)
+    .description(
+      `Spend at most ${MAX_CHECK_REQUESTS} requests to see how the server behaves before a sync is scheduled: ` +
+        'whether the key is accepted, the rate limit it reports, the page size it really serves, how it writes ' +
+        'timestamps, whether the first and last pages of the conversation list add up to meta.total, and whether ' +
+        'a conversation detail parses. One finding a line (ok, warn, fail, skip) on stdout, then the verdict with ' +
+        'an estimate of a first sync. Nothing is written anywhere; a 429 is reported, not waited out. ' +
+        'Settings as for sync: CONVODUCK_BASE_URL (…/api/v1), CONVODUCK_API_KEY (or --api-key-file).',
+    )
+    .option('--json', 'print every finding and the measured values as one JSON object on stdout')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  export CONVODUCK_BASE_URL=https://api.example.com/api/v1
+  export CONVODUCK_API_KEY=np_...            # or: --api-key-file ~/.config/convoduck/key
+  convoduck check                            # before: crontab -e … convoduck sync
+  convoduck check --json | jq '.findings[] | select(.status != "ok")'
+  convoduck check && convoduck sync          # sync only when the check passes
+
+Exit codes: 0 a sync would work (warnings allowed), 1 a sync would not work as things are
+(a finding failed, the server could not be reached, or it answered 429), 2 bad settings,
+3 the API refused the key (401/403).`,
+    )
+    .action(async (flags: CheckFlags) => {
+      const settings = resolveApiSettings(flags);
+      const progress = stepPrinter(process.stderr);
+      let report: CheckReport;
+      try {
+        report = await checkServer({ ...settings, onStep: progress.step });
+      } finally {
+        progress.finish();
+      }
+      if (flags.json) {
+        process.stdout.write(JSON.stringify(toJson(report), null, 2) + '\n');
+      } else {
+        const color = useColor(process.stdout);
+        // A refusal is the one line on stderr (exit 3), not a finding line.
+        const shown = report.findings.filter((f) => f.values.refused !== true);
+        const lines = shown.map((f) => renderFinding(f, color));
+        if (report.outcome !== 'refused') lines.push(report.verdict);
+        if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n');
+      }
+      if (report.outcome === 'refused') throw new CliError(report.refusal!, EXIT.auth);
+      process.exitCode = report.outcome === 'works' ? EXIT.ok : EXIT.failed;
+    });
+}
+
+/** The machine-readable report: each finding's measured values sit beside its status, name and message. */
+export function toJson(report: CheckReport): Record<string, unknown> {
+  return {
+    syncWouldWork: report.outcome === 'works',
+    outcome: report.outcome,
+    space: report.space,
+    requests: report.requests,
+    findings: report.findings.map((f) => ({ status: f.status, name: f.name, message: f.message, ...f.values })),
+    estimate: report.estimate,
+    verdict: report.verdict,
+  };
+}
+
+const COLORS: Record<FindingStatus, string> = { ok: '32', warn: '33', fail: '31', skip: '2' };
+
+export function renderFinding(f: Finding, color: boolean): string {
+  const word = f.status.padEnd(5);
+  return `${color ? `\x1b[${COLORS[f.status]}m${word}\x1b[0m` : word} ${f.message}`;
+}
+
+/** Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org). */
+function useColor(stream: NodeJS.WriteStream): boolean {
+  const noColor = process.env.NO_COLOR;
+  return stream.isTTY === true && (noColor === undefined || noColor === '');
+}
+
+/** Which request is under way, on a terminal only (logs and pipes get the findings and nothing else). */
+function stepPrinter(stream: NodeJS.WriteStream): { step: (what: string) => void; finish: () => void } {
+  let drawn = false;
+  return {
+    step(what) {
+      if (stream.isTTY !== true) return;
+      stream.write(`\r\x1b[2Kchecking: ${what}`);
+      drawn = true;
+    },
+    finish() {
+      if (drawn) stream.write('\r\x1b[2K');
+    },
+  };
+}

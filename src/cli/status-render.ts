@@ -1,0 +1,148 @@
+// `convoduck status` as text: what src/exports/status.ts read from the database, for a person.
+
+import type { ListingGapStatus, StatusReport } from '../exports/status.js';
+
+function thousands(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+function shortTime(isoText: string | null): string {
+  if (!isoText) return '-';
+  return isoText.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}
+
+function duration(sec: number | null): string {
+  if (sec === null) return '-';
+  if (sec < 60) return `${sec.toFixed(sec < 10 ? 1 : 0)}s`;
+  const m = Math.floor(sec / 60);
+  if (m < 60) return `${m}m${String(Math.round(sec % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(1)} ${units[i]}`;
+}
+
+/** e.g. `listing gap: 1 conversation missing in 2026-11-01 00:00:00Z … 2026-11-02 00:00:00Z (run 7); …` */
+function describeListingGap(g: ListingGapStatus): string {
+  const what = `${thousands(g.missing)} conversation${g.missing === 1 ? '' : 's'} missing`;
+  const where = `${g.from === null ? 'the beginning' : shortTime(g.from)} … ${shortTime(g.to)}`;
+  const windows = g.windows > 1 ? `, ${g.windows} windows` : '';
+  const next = g.nextSyncRelists
+    ? 'the next sync lists it again'
+    : g.from === null
+      ? 'list it again with `convoduck sync --full`'
+      : `list it again with \`convoduck sync --since ${g.from} --until ${g.to}\``;
+  return `listing gap: ${what} in ${where} (run ${g.runId}${windows}); ${next}`;
+}
+
+function grid(header: string[], rows: string[][], rightAligned: boolean[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (rightAligned[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+export function renderStatus(s: StatusReport): string {
+  const out: string[] = [];
+  out.push(
+    `database   ${s.database.path} (${bytes(s.database.sizeBytes)}, schema ${s.database.schemaVersion ?? '?'})`,
+    `sync       ${s.syncRunning ? `running (pid ${s.syncRunning.pid})` : 'not running'}`,
+    `watermark  ${s.watermark ? `${shortTime(s.watermark)} (every conversation started before it is listed)` : 'none yet (no complete listing)'}`,
+    ...s.listingGaps.map(describeListingGap),
+    `newest     ${s.newestConversationAt ? `conversation started ${shortTime(s.newestConversationAt)}` : 'no conversations yet'}`,
+    '',
+  );
+
+  if (s.runs.length === 0) {
+    out.push('runs       none yet: run `convoduck sync`', '');
+  } else {
+    out.push(`last ${s.runs.length} run${s.runs.length === 1 ? '' : 's'}`);
+    const rows = s.runs.map((r) => [
+      String(r.runId),
+      shortTime(r.startedAt),
+      duration(r.durationSec),
+      r.stale ? 'running? (killed)' : r.status,
+      thousands(r.conversationsListed),
+      thousands(r.detailsFetched),
+      thousands(r.errors),
+      thousands(r.requests),
+      thousands(r.throttled),
+    ]);
+    for (const line of grid(
+      ['run', 'started', 'took', 'status', 'listed', 'details', 'errors', 'requests', 'throttled'],
+      rows,
+      [true, false, true, false, true, true, true, true, true],
+    )) {
+      out.push(`  ${line}`);
+    }
+    const failed = s.runs.find((r) => r.message);
+    if (failed) out.push(`  run ${failed.runId}: ${failed.message}`);
+    out.push('');
+  }
+
+  out.push('tables');
+  for (const line of grid(
+    ['table', 'rows'],
+    Object.entries(s.tables).map(([t, n]) => [t, thousands(n)]),
+    [false, true],
+  ).slice(1)) {
+    out.push(`  ${line}`);
+  }
+  out.push('');
+
+  const d = s.details;
+  const pct = d.coverage === null ? '' : ` (${(d.coverage * 100).toFixed(1)}%)`;
+  out.push(
+    'details',
+    `  listed ${thousands(d.listed)}, stored ${thousands(d.stored)}${pct}, missing ${thousands(d.missing)}, ` +
+      `invalid ${thousands(d.invalid)}, failing ${thousands(d.failing)}`,
+    `  pending ${thousands(d.pending)} (fetched by the next sync: missing, invalid, or not final when fetched)`,
+    '',
+  );
+
+  const o = s.openConversations;
+  out.push(
+    o.count === 0
+      ? 'open       no conversation in progress'
+      : `open       ${thousands(o.count)} conversation${o.count === 1 ? '' : 's'} not final, oldest started ${shortTime(o.oldestStartedAt)}` +
+          (o.olderThan24h > 0 ? `; ${thousands(o.olderThan24h)} started over 24 h ago` : ''),
+    '',
+  );
+
+  if (s.errors.total === 0) {
+    out.push('errors     none recorded');
+  } else if (s.errors.recent.length === 0) {
+    out.push(`errors     ${thousands(s.errors.total)} recorded, none in the last ${s.runs.length} run(s)`);
+  } else {
+    out.push(`errors     ${thousands(s.errors.total)} recorded; in the last ${s.runs.length} run(s):`);
+    const rows = s.errors.recent.map((g) => [
+      g.stage,
+      g.httpStatus === null ? '-' : String(g.httpStatus),
+      thousands(g.count),
+      thousands(g.conversations),
+      shortTime(g.lastAt),
+      g.lastMessage.length > 60 ? `${g.lastMessage.slice(0, 59)}…` : g.lastMessage,
+    ]);
+    for (const line of grid(
+      ['stage', 'http', 'count', 'conversations', 'last', 'last message'],
+      rows,
+      [false, true, true, true, false, false],
+    )) {
+      out.push(`  ${line}`);
+    }
+    out.push('  details: convoduck query "SELECT * FROM sync_errors ORDER BY occurred_at DESC LIMIT 20"');
+  }
+  return out.join('\n') + '\n';
+}

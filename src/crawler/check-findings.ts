@@ -1,0 +1,385 @@
+// Pure judgements behind `convoduck check`: each turns what one response showed into a finding
+// (ok, warn, fail, skip) with a one-line message and the measured values. No I/O.
+
+import { detailProblem, nestsTooDeep } from './validate.js';
+
+export type FindingStatus = 'ok' | 'warn' | 'fail' | 'skip';
+
+export type FindingName = 'server' | 'key' | 'rate-limit' | 'page-size' | 'timestamps' | 'first-page' | 'last-page' | 'detail';
+
+export interface Finding {
+  status: FindingStatus;
+  name: FindingName;
+  /** one line for people; starts with what was checked */
+  message: string;
+  /** what was measured (limit, remaining, servedPerPage, total, …), for machines */
+  values: Record<string, unknown>;
+}
+
+/** The rate limit the spec documents, assumed when the server sends no X-RateLimit-Limit. */
+export const DOCUMENTED_PER_MINUTE = 60;
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function wholeNumber(v: unknown): number | null {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null;
+}
+
+// ---- timestamps ----------------------------------------------------------------------------------
+
+/** utc: ends in Z; offset: ends in ±hh:mm; local: no zone at all (not an instant); unreadable: not a date-time sync reads. */
+export type TimestampZone = 'utc' | 'offset' | 'local' | 'unreadable';
+
+export interface TimestampShape {
+  zone: TimestampZone;
+  /** digits after the decimal point of the seconds (0 when none) */
+  fractionDigits: number;
+}
+
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?$/;
+
+/** How a timestamp string is written, as far as reading it as an instant goes. */
+export function classifyTimestamp(text: string): TimestampShape {
+  const m = ISO_DATE_TIME.exec(text);
+  if (!m) return { zone: 'unreadable', fractionDigits: 0 };
+  const [, y, mo, d, h, mi, s, fraction, zone] = m;
+  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  // Date.parse rolls 2026-02-30 over to March; a calendar date that does not exist is unreadable.
+  const realDay = day.getUTCFullYear() === Number(y) && day.getUTCMonth() === Number(mo) - 1 && day.getUTCDate() === Number(d);
+  if (!realDay || Number(h) > 23 || Number(mi) > 59 || Number(s ?? 0) > 59) return { zone: 'unreadable', fractionDigits: 0 };
+  const fractionDigits = fraction?.length ?? 0;
+  if (zone === undefined) return { zone: 'local', fractionDigits };
+  return { zone: zone === 'Z' || zone === 'z' ? 'utc' : 'offset', fractionDigits };
+}
+
+/** Every timestamp a list page and a detail show (started_at, ended_at, and each entry's `at`). */
+export function collectTimestamps(listItems: readonly unknown[], detail: unknown): string[] {
+  const out: string[] = [];
+  const take = (record: unknown, fields: readonly string[]): void => {
+    if (!isObject(record)) return;
+    for (const f of fields) if (typeof record[f] === 'string') out.push(record[f]);
+  };
+  for (const item of listItems) take(item, ['started_at', 'ended_at']);
+  const data = isObject(detail) ? detail.data : undefined;
+  take(data, ['started_at', 'ended_at']);
+  if (isObject(data)) {
+    for (const list of ['transcript', 'tool_calls', 'node_path']) {
+      const entries = data[list];
+      if (Array.isArray(entries)) for (const e of entries) take(e, ['at']);
+    }
+  }
+  return out;
+}
+
+export function judgeTimestamps(examples: readonly string[]): Finding {
+  const counts: Record<TimestampZone, number> = { utc: 0, offset: 0, local: 0, unreadable: 0 };
+  const firstOf: Partial<Record<TimestampZone, string>> = {};
+  let maxFraction = 0;
+  let withFraction = 0;
+  for (const text of examples) {
+    const shape = classifyTimestamp(text);
+    counts[shape.zone]++;
+    firstOf[shape.zone] ??= text;
+    if (shape.fractionDigits > 0) withFraction++;
+    maxFraction = Math.max(maxFraction, shape.fractionDigits);
+  }
+  const values = {
+    timestampsSeen: examples.length,
+    timestampZones: counts,
+    timestampExamples: firstOf,
+    fractionDigits: maxFraction,
+  };
+  const name = 'timestamps';
+  if (examples.length === 0) return { status: 'skip', name, message: 'timestamps: none to look at (no conversation listed)', values };
+  if (counts.unreadable > 0) {
+    return {
+      status: 'fail',
+      name,
+      message: `timestamps: ${count(counts.unreadable)} of ${count(examples.length)} are not ISO 8601 date-times (e.g. ${JSON.stringify(firstOf.unreadable)}): a sync records such conversations as errors`,
+      values,
+    };
+  }
+  if (counts.local > 0) {
+    return {
+      status: 'fail',
+      name,
+      message: `timestamps: ${count(counts.local)} of ${count(examples.length)} have no UTC offset (e.g. ${firstOf.local}), so they cannot be read as instants: times in the database would depend on the machine's time zone`,
+      values,
+    };
+  }
+  const zones =
+    counts.utc > 0 && counts.offset > 0
+      ? `ISO 8601, in UTC (Z) and with offsets (e.g. ${firstOf.utc}, ${firstOf.offset})`
+      : counts.utc > 0
+        ? `ISO 8601 in UTC (e.g. ${firstOf.utc})`
+        : `ISO 8601 with offsets (e.g. ${firstOf.offset})`;
+  const fractions =
+    maxFraction === 0
+      ? 'no'
+      : `yes, on ${count(withFraction)} of ${count(examples.length)}, up to ${maxFraction} digits${maxFraction > 6 ? ' (the database keeps microseconds)' : ''}`;
+  return { status: 'ok', name, message: `timestamps: ${zones}, fractions of a second: ${fractions}`, values };
+}
+
+// ---- list pages ----------------------------------------------------------------------------------
+
+export interface ListMetaSeen {
+  page: number | null;
+  perPage: number | null;
+  total: number | null;
+  /** undefined: the field is missing */
+  nextPage: number | null | undefined;
+}
+
+/** `{data: [...], meta: {...}}`, or why the body is not a list response. */
+export function readListBody(json: unknown): { data: unknown[]; meta: ListMetaSeen } | { problem: string } {
+  if (!isObject(json)) return { problem: 'the body is not a JSON object' };
+  if (!Array.isArray(json.data)) return { problem: '`data` is not an array' };
+  if (!isObject(json.meta)) return { problem: '`meta` is missing' };
+  const m = json.meta;
+  const next = m.next_page === undefined ? undefined : m.next_page === null ? null : wholeNumber(m.next_page) ?? undefined;
+  return {
+    data: json.data,
+    meta: { page: wholeNumber(m.page), perPage: wholeNumber(m.per_page), total: wholeNumber(m.total), nextPage: next },
+  };
+}
+
+export interface PageSeen {
+  /** items in `data` */
+  items: number;
+  meta: ListMetaSeen;
+  /** the per_page the request asked for */
+  requestedPerPage: number;
+}
+
+/** The page size the server really serves: meta.per_page, else what was asked. */
+export function servedPerPage(page: PageSeen): number {
+  return page.meta.perPage !== null && page.meta.perPage >= 1 ? page.meta.perPage : page.requestedPerPage;
+}
+
+export function judgePageSize(page: PageSeen): Finding {
+  const asked = page.requestedPerPage;
+  const served = page.meta.perPage;
+  const values = { requestedPerPage: asked, servedPerPage: served };
+  const name = 'page-size';
+  if (served === null || served < 1) {
+    return { status: 'warn', name, message: `page size: meta.per_page is missing or not a whole number; the first page held ${count(page.items)} items (asked for ${asked})`, values };
+  }
+  if (served === asked) return { status: 'ok', name, message: `page size: ${asked} per page, as asked`, values };
+  if (served < asked) {
+    return {
+      status: 'warn',
+      name,
+      message: `page size: asked for ${asked}, the server serves ${served} (meta.per_page ${served}): listing takes ${Math.ceil(asked / served)}× as many pages`,
+      values,
+    };
+  }
+  return { status: 'warn', name, message: `page size: asked for ${asked}, meta.per_page says ${served}`, values };
+}
+
+/** Whether page 1 holds what meta.total and the served page size promise, and next_page agrees. */
+export function judgeFirstPage(page: PageSeen): Finding {
+  const served = servedPerPage(page);
+  const { total, nextPage } = page.meta;
+  const values = { items: page.items, total, nextPage: nextPage ?? null, servedPerPage: served };
+  const name = 'first-page';
+  if (total === null) {
+    return { status: 'fail', name, message: 'first page: meta.total is missing or not a whole number: a sync cannot tell when its listing is complete', values };
+  }
+  const expected = Math.min(served, total);
+  if (page.items !== expected) {
+    return {
+      status: 'fail',
+      name,
+      message: `first page does not add up: ${count(page.items)} items, but total ${count(total)} at ${served} per page means ${count(expected)}: the server counts conversations it does not list, and a sync would report a listing error on every run`,
+      values,
+    };
+  }
+  const head = `first page adds up: ${count(page.items)} items, total ${count(total)}`;
+  const expectedNext = total > served ? 2 : null;
+  if (page.meta.page !== null && page.meta.page !== 1) {
+    return { status: 'warn', name, message: `${head}, but meta.page is ${page.meta.page} (asked for page 1)`, values };
+  }
+  if (nextPage === undefined) return { status: 'warn', name, message: `${head}, but meta.next_page is missing`, values };
+  if (nextPage === expectedNext) return { status: 'ok', name, message: `${head}, next_page ${nextPage ?? 'null'}`, values };
+  if (nextPage === 2 && page.items === served) {
+    return { status: 'ok', name, message: `${head}, next_page 2 on a full page (that page is empty: the server announces a next page after every full one)`, values };
+  }
+  return {
+    status: 'warn',
+    name,
+    message: `${head}, but next_page is ${nextPage ?? 'null'} where total says ${expectedNext ?? 'null'}: the two disagree (a sync pages by total)`,
+    values,
+  };
+}
+
+/** Where the last page is, when there is more than one: page number and the items it must hold. */
+export function lastPagePlan(page: PageSeen): { page: number; expectedItems: number } | null {
+  const total = page.meta.total;
+  if (total === null || total === 0) return null;
+  const served = servedPerPage(page);
+  const last = Math.ceil(total / served);
+  if (last <= 1) return null;
+  return { page: last, expectedItems: total - (last - 1) * served };
+}
+
+export function judgeLastPage(plan: { page: number; expectedItems: number }, items: number, total: number | null, firstTotal: number | null): Finding {
+  const values = { lastPage: plan.page, lastPageItems: items, lastPageExpected: plan.expectedItems, lastPageTotal: total };
+  const moved = total !== firstTotal ? ` (meta.total was ${total === null ? 'missing' : count(total)} on that page)` : '';
+  const name = 'last-page';
+  if (items === plan.expectedItems) {
+    return { status: 'ok', name, message: `last page adds up: page ${plan.page} has ${count(items)} items, as total says`, values };
+  }
+  return {
+    status: 'fail',
+    name,
+    message: `last page does not add up: page ${plan.page} has ${count(items)} items where total means ${count(plan.expectedItems)}${moved}: the server counts conversations it does not list, and a sync would report a listing error on every run`,
+    values,
+  };
+}
+
+// ---- detail --------------------------------------------------------------------------------------
+
+/** The conversation whose detail to fetch: the first finished one listed, else the first one. */
+export function pickConversation(listItems: readonly unknown[]): string | null {
+  const withId = listItems.filter((c): c is Record<string, unknown> => isObject(c) && typeof c.id === 'string' && c.id !== '');
+  const finished = withId.find((c) => c.ended_at !== null && c.ended_at !== undefined && c.outcome !== null && c.outcome !== undefined);
+  return ((finished ?? withId[0])?.id as string | undefined) ?? null;
+}
+
+export function judgeDetail(json: unknown, id: string): Finding {
+  const name = 'detail';
+  if (nestsTooDeep(json)) {
+    return { status: 'fail', name, message: `conversation detail ${id}: nests too deeply to store; a sync records it as an error`, values: { conversationId: id } };
+  }
+  const problem = detailProblem(json, id);
+  if (problem) {
+    return { status: 'fail', name, message: `conversation detail ${id} does not parse: ${problem}; a sync records such details as errors`, values: { conversationId: id, problem } };
+  }
+  const data = (json as { data: Record<string, unknown> }).data;
+  const lists = ['transcript', 'tool_calls', 'node_path'] as const;
+  const present = lists.filter((f) => Array.isArray(data[f]));
+  const absent = lists.filter((f) => !Array.isArray(data[f]));
+  const values = { conversationId: id, present, absent };
+  if (absent.length === 0) return { status: 'ok', name, message: `a conversation detail parses: ${present.join(', ')} present`, values };
+  const onlyTranscript = absent.length === 1 && absent[0] === 'transcript';
+  return {
+    status: onlyTranscript ? 'ok' : 'warn',
+    name,
+    message: `a conversation detail parses: ${present.join(', ') || 'none of transcript, tool_calls, node_path'} present, ${absent.join(', ')} absent${onlyTranscript ? ' (a confidential space leaves the transcript out)' : ''}`,
+    values,
+  };
+}
+
+// ---- rate limit ----------------------------------------------------------------------------------
+
+export interface RateSeen {
+  limit?: number | undefined;
+  remaining?: number | undefined;
+  status?: number | undefined;
+}
+
+/** What the rate headers of the check's own responses (oldest first) say. */
+export function judgeRateHeaders(seen: readonly RateSeen[]): Finding {
+  const name = 'rate-limit';
+  const limits = seen.map((s) => s.limit).filter((v): v is number => v !== undefined);
+  const remainingSeen = seen.map((s) => s.remaining ?? null);
+  const remainders = remainingSeen.filter((v): v is number => v !== null);
+  const limit = limits.at(-1) ?? null;
+  const remaining = remainders.at(-1) ?? null;
+  const values = { limit, remaining, remainingSeen, responses: seen.length };
+  if (seen.length === 0) return { status: 'skip', name, message: 'rate limit: no response to read', values };
+  if (limit === null && remaining === null) {
+    return {
+      status: 'warn',
+      name,
+      message: `rate limit: the server sends no X-RateLimit-Limit or X-RateLimit-Remaining headers: a sync assumes the documented ${DOCUMENTED_PER_MINUTE} per minute and waits out any 429`,
+      values,
+    };
+  }
+  if (limit === null) {
+    return { status: 'warn', name, message: `rate limit: the server reports ${remaining} remaining but no X-RateLimit-Limit: a sync assumes ${DOCUMENTED_PER_MINUTE} per minute`, values };
+  }
+  if (remaining === null) {
+    return { status: 'warn', name, message: `rate limit: the server reports ${limit} per window but no X-RateLimit-Remaining`, values };
+  }
+  const notes: string[] = [];
+  // Our first request is the only one of ours the first reading can include.
+  const firstRemaining = remainders[0]!;
+  const others = limit - firstRemaining - 1;
+  if (others > 0) {
+    notes.push(
+      `the first response left ${firstRemaining} of ${limit}, so ${others} were not available to the check: another client of this key, a run less than a window ago, or a server that allows only short bursts`,
+    );
+  }
+  if (remainders.length > 1 && !remainders.every((r, i) => i === 0 || r === remainders[i - 1]! - 1)) {
+    notes.push(`remaining went ${remainders.join(', ')} over ${remainders.length} requests`);
+  }
+  const head = `rate limit: the server reports ${limit} per window, ${remaining} remaining now`;
+  const message = notes.length > 0 ? `${head} (${notes.join('; ')})` : head;
+  return { status: remaining === 0 ? 'warn' : 'ok', name, message, values };
+}
+
+/** A 429 the check met instead of an answer (it stops there: `unfinished`). */
+export function judgeThrottled(path: string, retryAfter: string | null, seen: readonly RateSeen[]): Finding {
+  const limit = seen.map((s) => s.limit).filter((v): v is number => v !== undefined).at(-1) ?? null;
+  const retryAfterSeconds = retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : null;
+  const wait =
+    retryAfter === null ? 'no Retry-After header' : retryAfterSeconds !== null ? `Retry-After ${retryAfterSeconds} s` : `Retry-After ${JSON.stringify(retryAfter)}`;
+  return {
+    status: 'fail',
+    name: 'rate-limit',
+    message: `rate limit: the server answered 429 to GET ${path} (${wait}${limit !== null ? `, limit ${limit} per window` : ''}): the key's budget is spent right now (another client, or a sync running); run check again after that`,
+    values: { limit, remaining: 0, retryAfter, retryAfterSeconds, throttled: true, unfinished: true },
+  };
+}
+
+// ---- the verdict ---------------------------------------------------------------------------------
+
+export interface SyncEstimate {
+  listPages: number;
+  details: number;
+  requests: number;
+  perMinute: number;
+  /** whether perMinute is the server's reported limit (else the documented one) */
+  perMinuteReported: boolean;
+  minutes: number;
+}
+
+/** Requests a first sync spends on the conversations: every list page and every detail. */
+export function estimateSync(total: number, served: number, limit: number | null): SyncEstimate {
+  const listPages = Math.max(1, Math.ceil(total / Math.max(1, served)));
+  const requests = listPages + total;
+  const perMinute = limit !== null && limit > 0 ? limit : DOCUMENTED_PER_MINUTE;
+  return { listPages, details: total, requests, perMinute, perMinuteReported: limit !== null && limit > 0, minutes: requests / perMinute };
+}
+
+export function formatMinutes(minutes: number): string {
+  if (minutes < 1) return 'under a minute';
+  const m = Math.round(minutes);
+  if (m < 60) return `${m} min`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+export function describeEstimate(e: SyncEstimate): string {
+  const rate = `at ${e.perMinute}/min${e.perMinuteReported ? '' : ' (the documented limit)'}`;
+  return `about ${count(e.requests)} request${e.requests === 1 ? '' : 's'}: ${count(e.listPages)} list page${e.listPages === 1 ? '' : 's'} + ${count(e.details)} details; ${rate} ≈ ${formatMinutes(e.minutes)}`;
+}
+
+/** A sync would work unless some finding failed. */
+export function syncWouldWork(findings: readonly Finding[]): boolean {
+  return !findings.some((f) => f.status === 'fail');
+}
+
+export function verdictLine(findings: readonly Finding[], estimate: SyncEstimate | null): string {
+  const est = estimate ? ` (${describeEstimate(estimate)})` : '';
+  const failed = findings.filter((f) => f.status === 'fail');
+  const stopped = failed.find((f) => f.values.unfinished === true);
+  if (stopped) return `→ the check could not finish: see ${stopped.name} above`;
+  if (failed.length > 0) return `→ a sync would not work as things are: see ${failed.map((f) => f.name).join(', ')} above`;
+  const warned = findings.some((f) => f.status === 'warn');
+  return `→ a sync would work${warned ? ', with the warnings above' : ''}${est}`;
+}

@@ -1,0 +1,220 @@
+// `convoduck check`: a handful of requests (never more than MAX_CHECK_REQUESTS, retries and 429s
+// included) that show what the server really does before a sync is scheduled against it.
+// The judgements are pure (check-findings.ts); this module only spends the requests.
+
+import { ApiClient, ApiError, AuthError, TransientError } from '../api/client.js';
+import { RateLimiter, type RateObservation, type Ticket } from '../api/rate-limiter.js';
+import { MAX_PER_PAGE } from '../api/types.js';
+import {
+  collectTimestamps,
+  estimateSync,
+  judgeDetail,
+  judgeFirstPage,
+  judgeLastPage,
+  judgePageSize,
+  judgeRateHeaders,
+  judgeThrottled,
+  judgeTimestamps,
+  lastPagePlan,
+  pickConversation,
+  readListBody,
+  servedPerPage,
+  syncWouldWork,
+  verdictLine,
+  type Finding,
+  type FindingName,
+  type PageSeen,
+  type SyncEstimate,
+} from './check-findings.js';
+
+export const MAX_CHECK_REQUESTS = 5;
+
+/** The order findings are shown in, whatever order the requests found them. */
+const ORDER: readonly FindingName[] = ['server', 'key', 'rate-limit', 'page-size', 'timestamps', 'first-page', 'last-page', 'detail'];
+
+export interface CheckOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** per request; default 15 000 ms */
+  timeoutMs?: number;
+  /** longest the client's own rate limiter may hold a request back; default 3 000 ms */
+  maxLimiterWaitMs?: number;
+  now?: () => Date;
+  /** called before each request, for progress */
+  onStep?: (description: string) => void;
+}
+
+export interface CheckReport {
+  /** works: no finding failed; fails: some did; refused: the key was refused (401/403) */
+  outcome: 'works' | 'fails' | 'refused';
+  space: string | null;
+  findings: Finding[];
+  estimate: SyncEstimate | null;
+  verdict: string;
+  /** HTTP requests sent */
+  requests: number;
+  /** the refusal, one line without the key, when outcome is refused */
+  refusal: string | null;
+}
+
+/** Gives up on a request the client's own rate limiter would hold back long. */
+class ImpatientLimiter extends RateLimiter {
+  heldBack = false;
+
+  constructor(private readonly maxWaitMs: number) {
+    // No reserve, no pacing: the check's few requests go out at once unless the budget is spent.
+    super({ reserve: 0, pace: 'never' });
+  }
+
+  override async acquire(signal?: AbortSignal): Promise<Ticket> {
+    const giveUp = new AbortController();
+    const timer = setTimeout(() => {
+      this.heldBack = true;
+      giveUp.abort(new Error('the rate budget is spent'));
+    }, this.maxWaitMs);
+    try {
+      return await super.acquire(signal ? AbortSignal.any([signal, giveUp.signal]) : giveUp.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Ends the probe early: what stopped it is already a finding. */
+class Stop extends Error {}
+
+export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
+  const now = opts.now ?? (() => new Date());
+  const limiter = new ImpatientLimiter(opts.maxLimiterWaitMs ?? 3_000);
+  // every response's rate headers, and each 429's Retry-After as sent (null: none)
+  const seen: RateObservation[] = [];
+  const retryAfters: (string | null)[] = [];
+  const client = new ApiClient({
+    baseUrl: opts.baseUrl,
+    apiKey: opts.apiKey,
+    concurrency: 1,
+    timeoutMs: opts.timeoutMs ?? 15_000,
+    // One HTTP request per call: no retries, and a 429 is reported instead of waited out.
+    maxRetries: 0,
+    maxThrottled: 0,
+    limiter,
+    onEvent: (e) => {
+      if (e.type !== 'rate') return;
+      seen.push({ limit: e.limit, remaining: e.remaining, status: e.status });
+      if (e.status === 429) retryAfters.push(e.retryAfter);
+    },
+  });
+  const findings = new Map<FindingName, Finding>();
+  const add = (f: Finding): void => void findings.set(f.name, f);
+  let space: string | null = null;
+  let refusal: string | null = null;
+  let listed: { total: number; served: number } | null = null;
+  // Whatever was read before the probe stopped still shows how the server writes timestamps.
+  let listItems: unknown[] | null = null;
+  let detailJson: unknown = undefined;
+
+  /** One GET, within the request budget; a failure becomes a finding and stops the probe. */
+  const call = async <T>(what: FindingName, path: string, run: () => Promise<T>): Promise<T> => {
+    // The probe's steps stay under the budget; this holds it should a step be added.
+    if (client.stats.requests >= MAX_CHECK_REQUESTS) throw new Stop();
+    opts.onStep?.(`GET ${path}`);
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof AuthError) {
+        refusal = err.message;
+        // Once the key was accepted, a refusal belongs to the step it stopped (a key revoked mid-check).
+        const name = findings.has('key') ? what : 'key';
+        add({ status: 'fail', name, message: `key refused: ${err.message}`, values: { refused: true, httpStatus: err.status, path } });
+      } else if (err instanceof ApiError && err.status === 429) {
+        add(judgeThrottled(path, retryAfters.at(-1) ?? null, seen));
+      } else if (limiter.heldBack) {
+        const last = seen.at(-1);
+        add({
+          status: 'fail',
+          name: 'rate-limit',
+          message: `rate limit: the key's budget is spent right now (${last?.remaining ?? 0} remaining of ${last?.limit ?? '?'}), so the next request would have to wait; run check again in a minute`,
+          values: { limit: last?.limit ?? null, remaining: last?.remaining ?? null, heldBack: true, unfinished: true },
+        });
+      } else {
+        const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+        // 5xx, timeouts, dropped connections: a sync retries them, the check (one request each) cannot.
+        const passing = err instanceof TransientError || (err instanceof ApiError && err.status === null);
+        const name = what === 'key' ? 'server' : what;
+        add({
+          status: 'fail',
+          name,
+          message: `${name}: ${message}${passing ? ' (the check does not retry; a sync would)' : ''}`,
+          values: { httpStatus: err instanceof ApiError ? err.status : null, code: err instanceof ApiError ? err.code : null, path, unfinished: passing },
+        });
+      }
+      throw new Stop();
+    }
+  };
+
+  try {
+    const spaceRecord = await call('key', '/spaces', () => client.getSpace());
+    space = spaceRecord.slug;
+    add({ status: 'ok', name: 'key', message: `key accepted: space ${JSON.stringify(space)} (GET /spaces)`, values: { space } });
+
+    const listPath = `/spaces/${encodeURIComponent(space)}/conversations`;
+    // Pinned like a sync's window, so arrivals during the check do not shift the pages.
+    const to = now().toISOString();
+    const firstJson = await call('first-page', `${listPath}?page=1&per_page=${MAX_PER_PAGE}`, () =>
+      client.get(listPath, { to, page: 1, per_page: MAX_PER_PAGE }),
+    );
+    const first = readListBody(firstJson.json);
+    if ('problem' in first) {
+      add({ status: 'fail', name: 'first-page', message: `first page: not a list response ({data: [...], meta: {...}}): ${first.problem}`, values: { problem: first.problem } });
+      throw new Stop();
+    }
+    const page: PageSeen = { items: first.data.length, meta: first.meta, requestedPerPage: MAX_PER_PAGE };
+    add(judgePageSize(page));
+    add(judgeFirstPage(page));
+    if (first.meta.total !== null) listed = { total: first.meta.total, served: servedPerPage(page) };
+
+    listItems = first.data;
+    const id = pickConversation(first.data);
+    if (id === null) {
+      add({ status: 'skip', name: 'detail', message: 'conversation detail: nothing listed to fetch', values: {} });
+    } else {
+      const detail = await call('detail', `${listPath}/${id}`, () => client.getConversation(space!, id));
+      detailJson = detail.json;
+      add(judgeDetail(detail.json, id));
+    }
+
+    const plan = lastPagePlan(page);
+    if (plan) {
+      const lastJson = await call('last-page', `${listPath}?page=${plan.page}&per_page=${MAX_PER_PAGE}`, () =>
+        client.get(listPath, { to, page: plan.page, per_page: MAX_PER_PAGE }),
+      );
+      const last = readListBody(lastJson.json);
+      if ('problem' in last) {
+        add({ status: 'fail', name: 'last-page', message: `last page: not a list response: ${last.problem}`, values: { problem: last.problem } });
+      } else {
+        add(judgeLastPage(plan, last.data.length, last.meta.total, first.meta.total));
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof Stop)) throw err;
+  } finally {
+    await client.close();
+  }
+
+  if (listItems !== null) add(judgeTimestamps(collectTimestamps(listItems, detailJson)));
+  // A refusal's rate headers say nothing about the key's budget.
+  if (!findings.has('rate-limit') && refusal === null) add(judgeRateHeaders(seen));
+  const limit = findings.get('rate-limit')?.values.limit;
+  const estimate = listed && estimateSync(listed.total, listed.served, typeof limit === 'number' ? limit : null);
+  const ordered = ORDER.flatMap((name) => findings.get(name) ?? []);
+  const outcome = refusal !== null ? 'refused' : syncWouldWork(ordered) ? 'works' : 'fails';
+  return {
+    outcome,
+    space,
+    findings: ordered,
+    estimate: outcome === 'works' ? estimate : null,
+    verdict: verdictLine(ordered, outcome === 'works' ? estimate : null),
+    requests: client.stats.requests,
+    refusal,
+  };
+}

@@ -1,0 +1,59 @@
+// The command's filters made bindable: the time zone's canonical name, and a calendar-day
+// --from/--to turned into the instant it starts in --tz (DuckDB's ICU does the zone arithmetic).
+
+import { VARCHAR, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { InvalidInputError } from '../shared/errors.js';
+import { DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, type ReportFilters, type ResolvedParams, type TimeBound } from './params.js';
+
+/** The time zone's canonical IANA name (case-insensitive match), or an InvalidInputError. */
+export async function resolveTimeZone(connection: DuckDBConnection, tz: string): Promise<string> {
+  const reader = await connection.runAndReadAll(
+    `SELECT name FROM pg_timezone_names() WHERE lower(name) = lower($tz) ORDER BY (name = $tz) DESC, name LIMIT 1`,
+    { tz },
+    { tz: VARCHAR },
+  );
+  const name = reader.getRowObjectsJS()[0]?.name;
+  if (typeof name !== 'string') {
+    throw new InvalidInputError(
+      `--tz ${JSON.stringify(tz)} is not a known time zone: use an IANA name such as UTC, Europe/Berlin or America/New_York`,
+    );
+  }
+  return name;
+}
+
+/** The filters as they are bound: defaults filled in, days resolved, the zone canonical. */
+export async function resolveParams(connection: DuckDBConnection, filters: ReportFilters): Promise<ResolvedParams> {
+  const tz = await resolveTimeZone(connection, filters.tz ?? 'UTC');
+  const from = filters.from ? await resolveBound(connection, filters.from, tz) : null;
+  const to = filters.to ? await resolveBound(connection, filters.to, tz) : null;
+  if (from && to && from.getTime() >= to.getTime()) {
+    throw new InvalidInputError(
+      `--from (${from.toISOString()}) must be before --to (${to.toISOString()}): --from is inclusive, --to exclusive`,
+    );
+  }
+  const agents = filters.agents && filters.agents.length > 0 ? [...new Set(filters.agents)] : null;
+  return {
+    from,
+    to,
+    agents,
+    channel: filters.channel ?? null,
+    tz,
+    earlySeconds: filters.earlySeconds ?? DEFAULT_EARLY_SECONDS,
+    minSample: filters.minSample ?? DEFAULT_MIN_SAMPLE,
+  };
+}
+
+/** A calendar day becomes midnight in `tz` (DuckDB's ICU does the zone arithmetic). */
+async function resolveBound(connection: DuckDBConnection, bound: TimeBound, tz: string): Promise<Date> {
+  if ('instant' in bound) return bound.instant;
+  const sql =
+    'localDate' in bound
+      ? `SELECT epoch_ms(timezone($tz, $day::DATE::TIMESTAMP)) AS ms`
+      : `SELECT epoch_ms(timezone($tz, (timezone($tz, $now::TIMESTAMPTZ)::DATE - $days::INTEGER)::TIMESTAMP)) AS ms`;
+  const values: Record<string, DuckDBValue> =
+    'localDate' in bound
+      ? { tz, day: bound.localDate }
+      : { tz, now: bound.now.toISOString(), days: bound.localDaysAgo };
+  const reader = await connection.runAndReadAll(sql, values);
+  return new Date(Number(reader.getRowObjectsJS()[0]!.ms));
+}

@@ -1,0 +1,120 @@
+// The shared relations every report reads (filtered_conversations, …): one `.sql` file each in
+// the package's sql/shared/, created per `report` run in DuckDB's temp schema (which works on a
+// read-only database) before any report runs. Adding one means adding a file there.
+//
+// A file is named STEP_NAME.sql: files are created in the order of STEP (then name), so a
+// relation may read those of lower steps; NAME is what reports read. The file is one SELECT,
+// which becomes a temp view NAME (or a temp table, with `Materialized: table` in its header),
+// or one CREATE statement for something that is not a relation (the ratio macro), run as written.
+
+import { StatementType, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConvoduckError, QueryError } from '../shared/errors.js';
+import { pick, reportParameters, runBound } from './bound.js';
+import { defaultSqlDir, sqlFilesIn } from './catalog.js';
+import { quoteIdent } from './format.js';
+import { BIND_TYPES, type ParamName } from './params.js';
+import { headerField, parseHeader, reportBody } from './sql-file.js';
+
+export const MATERIALIZATIONS = ['view', 'table'] as const;
+export type Materialization = (typeof MATERIALIZATIONS)[number];
+
+export interface SharedRelation {
+  /** the file name without step and `.sql`: the relation's name (`FROM filtered_conversations`) */
+  name: string;
+  /** the number the file name starts with: lower steps are created first */
+  step: number;
+  /**
+   * from the header's `Materialized:` line: `view` (the default: computed wherever a report reads
+   * it) or `table` (computed once per run; needed when the SQL uses a parameter)
+   */
+  materialized: Materialization;
+  header: string;
+  sql: string;
+  file: string;
+}
+
+const FILE_NAME = /^(\d+)_([A-Za-z_][A-Za-z0-9_]*)\.sql$/;
+
+/** The package's sql/shared/ folder. */
+export function defaultSharedSqlDir(): string {
+  return join(defaultSqlDir(), 'shared');
+}
+
+/** Every shared relation in `dir`, in the order they are created. */
+export function loadSharedRelations(dir: string = defaultSharedSqlDir()): SharedRelation[] {
+  const relations = sqlFilesIn(dir, 'shared relations folder').map((entry) => {
+    const file = join(dir, entry);
+    const match = FILE_NAME.exec(entry);
+    if (!match) {
+      throw new QueryError(
+        `shared relation file ${file} must be named STEP_NAME.sql (e.g. 30_node_visitors.sql): ` +
+          `STEP orders the files, NAME is the relation`,
+      );
+    }
+    const sql = readFileSync(file, 'utf8');
+    const header = parseHeader(sql);
+    return { name: match[2]!, step: Number(match[1]), materialized: materialization(header, file), header, sql, file };
+  });
+  relations.sort((a, b) => a.step - b.step || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const seen = new Set<string>();
+  for (const r of relations) {
+    if (seen.has(r.name)) throw new QueryError(`shared relation ${r.name} is defined twice (in ${dir}): rename one file`);
+    seen.add(r.name);
+  }
+  return relations;
+}
+
+function materialization(header: string, file: string): Materialization {
+  const value = headerField(header, 'materialized');
+  if (value === undefined) return 'view';
+  const word = value.split(/[\s(]/)[0]!.toLowerCase();
+  if ((MATERIALIZATIONS as readonly string[]).includes(word)) return word as Materialization;
+  throw new QueryError(`shared relation file ${file}: "Materialized: ${value}" must be view or table`);
+}
+
+/** Creates the relations in order, each bound the parameters it uses. */
+export async function createSharedRelations(
+  connection: DuckDBConnection,
+  relations: readonly SharedRelation[],
+  values: Record<ParamName, DuckDBValue>,
+): Promise<void> {
+  for (const relation of relations) {
+    try {
+      const { sql, params } = await creationStatement(connection, relation);
+      await runBound(connection, sql, pick(values, params), pick(BIND_TYPES, params));
+    } catch (err) {
+      if (err instanceof ConvoduckError) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      throw new QueryError(`shared relation ${relation.name} (${relation.file}) failed: ${message.split('\n')[0]}`);
+    }
+  }
+}
+
+/** The statement that creates the relation, and the parameters it uses. */
+async function creationStatement(
+  connection: DuckDBConnection,
+  relation: SharedRelation,
+): Promise<{ sql: string; params: ParamName[] }> {
+  const body = reportBody(relation.sql);
+  const what = `shared relation ${relation.name} (${relation.file})`;
+  const prepared = await connection.prepare(body);
+  try {
+    const params = reportParameters(prepared, what);
+    if (prepared.statementType === StatementType.CREATE) return { sql: body, params };
+    if (prepared.statementType !== StatementType.SELECT) {
+      throw new QueryError(`${what} must be one SELECT (or one CREATE statement, such as a macro)`);
+    }
+    if (relation.materialized === 'view' && params.length > 0) {
+      throw new QueryError(
+        `${what} uses ${params.map((p) => `$${p}`).join(', ')}, and a view cannot take parameters: ` +
+          `add the header line "-- Materialized: table"`,
+      );
+    }
+    const kind = relation.materialized === 'table' ? 'TABLE' : 'VIEW';
+    return { sql: `CREATE OR REPLACE TEMP ${kind} ${quoteIdent(relation.name)} AS\n${body}`, params };
+  } finally {
+    prepared.destroySync();
+  }
+}

@@ -1,0 +1,136 @@
+// The conversation routes. The list (filters agent_id, channel, outcome, from, to) is newest
+// first; ties in started_at come back rotated on every request (unstableTies), and hidden
+// conversations (hiddenFromLists) keep their place and count in `total` but are never sent.
+// The detail is rebuilt for every request. Confidential: summary (list and detail),
+// transcript and recording_url are omitted (keys absent). recording_url is signed at serving
+// time (X-Amz-* query, expires after 300 s), so it changes from second to second like a real
+// signed link. A malformed id gives 404, an unknown UUID in a filter an empty list.
+
+import { createHmac } from 'node:crypto';
+import type { ConversationDetail } from '../api/types.js';
+import { KNOWN_CHANNELS, KNOWN_OUTCOMES } from '../api/types.js';
+import type { ConversationRecord, Dataset } from './dataset.js';
+import { listMeta, servedPageSize, sliceWithRotatedTies, spreadIds } from './listing.js';
+import type { RuntimeOptions } from './options.js';
+import { UUID_RE } from './random.js';
+import { notFound, type RouteResult } from './responses.js';
+import { renderDetailInPlace, renderSummary } from './time-format.js';
+import { checkDate, checkEnum, checkUuid, paging, throwIfErrors, type FieldErrors } from './validation.js';
+
+/** The outcome filter also accepts the exotic `voicemail`. */
+const KNOWN_OUTCOME_FILTERS: readonly string[] = [...KNOWN_OUTCOMES, 'voicemail'];
+
+/** Desc-sorted records: first index whose startMs satisfies pred (pred monotone false→true). */
+function lowerBound(list: readonly ConversationRecord[], lo: number, hi: number, pred: (r: ConversationRecord) => boolean): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (pred(list[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+function amzDate(ms: number): string {
+  return new Date(ms).toISOString().replace(/[-:]/g, '').slice(0, 15) + 'Z';
+}
+
+/** `url` with a presigned-style query that changes every second. */
+function signRecordingUrl(url: string, conversationId: string, apiKey: string, t: number): string {
+  const sig = createHmac('sha256', apiKey).update(`${conversationId}:${Math.floor(t / 1000)}`).digest('hex');
+  return `${url}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${amzDate(t)}&X-Amz-Expires=300&X-Amz-SignedHeaders=host&X-Amz-Signature=${sig}`;
+}
+
+export class ConversationRoutes {
+  private readonly filterCache = new Map<string, { version: number; list: ConversationRecord[] }>();
+  /** turns the tie groups of each list request differently */
+  private listCounter = 0;
+  private hidden = new Set<string>();
+
+  constructor(
+    private readonly dataset: Dataset,
+    private readonly options: RuntimeOptions,
+  ) {}
+
+  /** From now on, `count` conversations spread over the current history are hidden from lists. */
+  hide(count: number): void {
+    this.hidden = new Set(spreadIds(this.dataset.records, count));
+  }
+
+  /** ids of the hidden conversations, newest first */
+  hiddenIds(): string[] {
+    return this.dataset.records.filter((r) => this.hidden.has(r.id)).map((r) => r.id);
+  }
+
+  list(q: URLSearchParams): RouteResult {
+    const o = this.options;
+    const errors: FieldErrors = {};
+    const agentId = checkUuid(q, 'agent_id', errors);
+    const channel = checkEnum(q, 'channel', KNOWN_CHANNELS, errors);
+    const outcome = checkEnum(q, 'outcome', KNOWN_OUTCOME_FILTERS, errors);
+    const fromMs = checkDate(q, 'from', errors);
+    const toMs = checkDate(q, 'to', errors);
+    const { page, perPage } = paging(q, errors);
+    throwIfErrors(errors);
+    const served = servedPageSize(perPage, o);
+
+    const base = this.filtered(agentId, channel, outcome);
+    const lo = toMs === null ? 0 : lowerBound(base, 0, base.length, (r) => r.startMs <= toMs);
+    const hi = fromMs === null ? base.length : lowerBound(base, lo, base.length, (r) => r.startMs < fromMs);
+    const total = Math.max(0, hi - lo);
+    const s = lo + (page - 1) * served;
+    const e = Math.min(hi, s + served);
+    const counter = this.listCounter++;
+    let items: readonly ConversationRecord[] = [];
+    if (s < e) items = o.unstableTies ? sliceWithRotatedTies(base, lo, hi, s, e, counter) : base.slice(s, e);
+    // Hidden conversations keep their position (and their place in `total`) but are not sent.
+    if (this.hidden.size > 0) items = items.filter((r) => !this.hidden.has(r.id));
+    let body = '{"data":[';
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) body += ',';
+      body += this.summaryJson(items[i]!);
+    }
+    body += '],"meta":' + JSON.stringify(listMeta(page, served, total, o)) + '}';
+    return { status: 200, body };
+  }
+
+  detail(id: string): RouteResult {
+    const o = this.options;
+    const detail = UUID_RE.test(id) ? this.dataset.detail(id.toLowerCase()) : undefined;
+    if (!detail) notFound('conversation', id, this.dataset.space.slug);
+    const out: ConversationDetail = renderDetailInPlace(detail, o.timeFormat);
+    if (out.recording_url) out.recording_url = signRecordingUrl(out.recording_url, out.id, o.apiKey, Date.now());
+    if (o.confidential) {
+      delete out.summary;
+      delete out.transcript;
+      delete out.recording_url;
+    }
+    return { status: 200, body: JSON.stringify({ data: out }) };
+  }
+
+  private summaryJson(rec: ConversationRecord): string {
+    const summary = renderSummary(rec.summary, this.options.timeFormat);
+    if (this.options.confidential) {
+      const { summary: _s, ...rest } = summary;
+      return JSON.stringify(rest);
+    }
+    return JSON.stringify(summary);
+  }
+
+  /** The records matching the filters, cached until the dataset changes. */
+  private filtered(agentId: string | undefined, channel: string | undefined, outcome: string | undefined): readonly ConversationRecord[] {
+    const dataset = this.dataset;
+    if (agentId === undefined && channel === undefined && outcome === undefined) return dataset.records;
+    const key = `${agentId ?? ''}|${channel ?? ''}|${outcome ?? ''}`;
+    const hit = this.filterCache.get(key);
+    if (hit && hit.version === dataset.version) return hit.list;
+    const list = dataset.records.filter(
+      (r) =>
+        (agentId === undefined || r.summary.agent_id === agentId) &&
+        (channel === undefined || r.summary.channel === channel) &&
+        (outcome === undefined || r.summary.outcome === outcome),
+    );
+    if (this.filterCache.size > 64) this.filterCache.clear();
+    this.filterCache.set(key, { version: dataset.version, list });
+    return list;
+  }
+}

@@ -1,0 +1,107 @@
+// The words of a conversation: its facts (customer name, order and invoice numbers, a weekday;
+// shared by summary and transcript so they agree), the summary text, and each transcript line,
+// with the odd caller line that starts with a formula character, carries an emoji or breaks
+// across lines. Each draws from its own PRNG stream, so the skeleton stays the same.
+
+import * as P from './phrases.js';
+import { Rng, hashSeed } from './random.js';
+import type { Ev, Skeleton } from './skeleton.js';
+
+export interface Facts {
+  name: string;
+  order: string;
+  invoice: string;
+  day: string;
+  company: string;
+}
+
+export function drawFacts(seed: number, idx: number, company: string): Facts {
+  const rng = new Rng(hashSeed(seed, idx, 0xfac7));
+  return {
+    name: rng.pick(P.CUSTOMER_NAMES),
+    order: `A-${rng.int(10000, 99999)}`,
+    invoice: `INV-${rng.int(2023, 2025)}-${String(rng.int(1, 9999)).padStart(4, '0')}`,
+    day: rng.pick(P.WEEKDAYS),
+    company,
+  };
+}
+
+/** The `{name}`, `{order}`… placeholders of a phrase filled in. */
+function fill(template: string, f: Facts): string {
+  return template.replace(/\{(\w+)\}/g, (_m, key: string) => {
+    const v = (f as unknown as Record<string, string>)[key];
+    return v ?? '';
+  });
+}
+
+/** The summary of a finished conversation: what the caller wanted, in path order, and how it ended. */
+export function summaryText(seed: number, idx: number, sk: Skeleton, f: Facts): string {
+  const rng = new Rng(hashSeed(seed, idx, 0x5a11));
+  const seen: string[] = [];
+  for (const key of sk.path) {
+    let p: string | null;
+    switch (key) {
+      case 'lookup_order': p = `asked about the status of order ${f.order}`; break;
+      case 'track_shipment': p = 'asked where the parcel is'; break;
+      case 'start_return': p = `wanted to return items from order ${f.order}`; break;
+      case 'faq': p = 'had a general question'; break;
+      case 'book_appointment': p = `booked a showroom appointment for ${f.day}`; break;
+      case 'reschedule_appointment': p = `moved an appointment to ${f.day}`; break;
+      case 'check_invoice': p = `asked about invoice ${f.invoice}`; break;
+      case 'update_payment': p = 'requested a payment link'; break;
+      case 'take_message': p = 'left a message for the team'; break;
+      default: p = null;
+    }
+    if (p !== null && !seen.includes(p)) seen.push(p);
+  }
+  const chat = sk.channel === 'chat';
+  const who = chat ? 'Visitor' : 'Caller';
+  const named = rng.chance(0.4) ? `${who} ${f.name}` : who;
+  const what = seen.length > 0 ? seen.join(', then ') : 'did not say what they needed';
+  let end: string;
+  switch (sk.outcome) {
+    case 'completed': end = 'Resolved by the agent.'; break;
+    case 'transferred': end = 'Handed over to a human colleague.'; break;
+    case 'hung_up': end = chat ? 'The visitor left the chat before the end.' : 'The caller hung up before the end.'; break;
+    case 'failed': end = 'A tool call failed, so the request could not be completed.'; break;
+    case 'voicemail': end = 'Nobody answered; the agent left a voicemail.'; break;
+    default: end = '';
+  }
+  let text = `${named} ${what}. ${end}`;
+  if (rng.chance(0.05)) text += `\nNote: ${who.toLowerCase()} said "${rng.pick(['this is the third time', 'ça ne marche pas', 'das ist ärgerlich'])}".`;
+  return text;
+}
+
+/** The text of the message event `e`; `de`: the agent speaks German. */
+export function transcriptLine(e: Ev, sk: Skeleton, f: Facts, de: boolean, rng: Rng): string {
+  const p = e.purpose ?? '';
+  let text: string;
+  if (p === 'greet') text = sk.agent.detail.first_message.text;
+  else if (p === 'voicemail') text = fill(rng.pick(P.VOICEMAIL_LINES), f);
+  else if (p === 'greet_reply') text = rng.pick(['Hi!', 'Hello, yes, hi.', 'Grüezi', 'Hey 👋', 'Good morning.']);
+  else if (p === 'anything_else') text = de ? 'Kann ich sonst noch etwas für Sie tun?' : 'Is there anything else I can help with?';
+  else if (p === 'ask') text = rng.pick(de ? P.AGENT_ASK_DE : P.AGENT_ASK);
+  else if (p.startsWith('intent:')) text = fill(rng.pick(P.INTENT_LINES[p.slice(7)] ?? P.CALLER_FILLERS), f);
+  else if (p.startsWith('provide:')) text = fill(rng.pick(P.PROVIDE_LINES[p.slice(8)] ?? P.CALLER_FILLERS), f);
+  else if (p === 'faq_q') text = rng.pick(P.FAQ_QUESTIONS);
+  else if (p === 'faq_a') text = rng.pick(P.FAQ_ANSWERS);
+  else if (p === 'announce') {
+    const rt = sk.agent.wf.tools.get(e.node)?.[0];
+    text = rt?.tool.recipe.announce_text || 'One moment please.';
+  } else if (p.startsWith('ok:')) text = fill(rng.pick(P.TOOL_OK_LINES[p.slice(3)] ?? P.AGENT_ACK), f);
+  else if (p === 'fail') text = rng.pick(P.TOOL_FAIL_LINES);
+  else if (p === 'ack') text = fill(rng.pick(P.AGENT_ACK), f);
+  else if (p === 'transfer') text = rng.pick(P.TRANSFER_LINES);
+  else if (p === 'bye') text = rng.pick(de ? P.BYE_LINES_DE : P.BYE_LINES);
+  else if (p === 'caller_bye') text = rng.pick(P.INTENT_LINES.end ?? ['Bye.']);
+  else if (p === 'hangup_last') text = rng.pick(P.HANGUP_LAST_LINES);
+  else text = fill(rng.pick(P.CALLER_FILLERS), f);
+  if (e.speaker === 'caller') {
+    const r = rng.next();
+    if (r < 0.03) text = rng.pick(P.FORMULA_LINES);
+    else if (r < 0.07) text += rng.pick(P.EMOJI);
+    else if (r < 0.1) text += rng.pick(['\nAlso, the app crashed.', '\r\nP.S. thanks, really', '\n\n– sent from my phone']);
+    else if (r < 0.12) text = `It said "${text.replace(/[.?!]$/, '')}", and then, well, nothing.`;
+  }
+  return text;
+}

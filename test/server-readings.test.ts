@@ -1,0 +1,190 @@
+// `sync` over real HTTP against the simulator's readings of what the spec leaves open: the rate
+// limit as a rolling window, a fixed window and a token bucket, alone on the key and beside another
+// client; a key spent just before the run; a sync killed at full speed and restarted at once;
+// Retry-After missing or too long; timestamps in every form; a key revoked in the middle of a run.
+// (Page readings are in listing.test.ts.) Windows are shrunk to 2 s: the client and the simulator
+// both take windowMs.
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import type { RequestLogEntry, Simulator } from '../src/simulator/index.js';
+import { sync } from '../src/crawler/sync.js';
+import { Database } from '../src/store/database.js';
+import { expectStoreMatches } from './support/store-vs-simulator.js';
+import { maxInRollingWindow } from './support/request-log.js';
+import { scratch } from './support/scratch.js';
+import { startCli } from './support/cli.js';
+
+const W = 2_000;
+const LIMIT = 60;
+
+const { simulator, tempDb } = scratch('readings', { rateLimit: LIMIT, windowMs: W });
+
+const everything = (sim: Simulator) => ({ conversations: sim.dataset.conversations, detail: (id: string) => sim.dataset.detail(id) });
+/** The key's requests from index `from` of the request log on (times are whole ms: index, not time, separates runs). */
+const own = (sim: Simulator, from = 0): RequestLogEntry[] => sim.requestLog.slice(from).filter((r) => r.client === 'key');
+const throttled = (entries: RequestLogEntry[]): number => entries.filter((r) => r.status === 429).length;
+
+/** Accepted requests of ours per window, over the whole windows between the first one and the run's last. */
+function sustained(entries: RequestLogEntry[]): number[] {
+  const accepted = entries.filter((r) => r.status === 200).map((r) => r.t);
+  const start = accepted[0]!;
+  const end = accepted.at(-1)!;
+  const counts: number[] = [];
+  for (let from = start + W; from + W <= end - W; from += W) counts.push(accepted.filter((t) => t >= from && t < from + W).length);
+  return counts;
+}
+
+const ALLOWED_429 = { rolling: 1, fixed: 1, bucket: 3 } as const;
+
+describe('sync on every reading of the rate limit', () => {
+  for (const rateAlgorithm of ['rolling', 'fixed', 'bucket'] as const) {
+    it(`${rateAlgorithm} window alone on the key: exact data, ≥ 0.9 of the limit sustained, ≤ ${ALLOWED_429[rateAlgorithm]} × 429`, async () => {
+      const sim = await simulator({ seed: 71, conversations: 330, rateAlgorithm });
+      const dbPath = tempDb();
+      const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, windowMs: W });
+      expect(summary.status).toBe('ok');
+      await expectStoreMatches(dbPath, everything(sim));
+      const mine = own(sim);
+      expect(throttled(mine)).toBeLessThanOrEqual(ALLOWED_429[rateAlgorithm]);
+      const windows = sustained(mine);
+      expect(windows.length).toBeGreaterThanOrEqual(2);
+      for (const n of windows) expect(n, `per window: ${windows.join(', ')}`).toBeGreaterThanOrEqual(0.9 * LIMIT);
+    }, 40_000);
+
+    it(`${rateAlgorithm} window beside a client spending a quarter of the key: exact data, ≤ 1 × 429`, async () => {
+      // otherClientRpm is per real minute: a quarter of 60 per 2 s
+      const sim = await simulator({ seed: 72, conversations: 250, rateAlgorithm, otherClientRpm: (LIMIT / 4) * (60_000 / W) });
+      await new Promise((r) => setTimeout(r, W)); // the other integration was there first
+      const dbPath = tempDb();
+      const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, windowMs: W });
+      expect(summary.status).toBe('ok');
+      await expectStoreMatches(dbPath, everything(sim));
+      expect(throttled(own(sim))).toBeLessThanOrEqual(1);
+      if (rateAlgorithm === 'rolling') {
+        const accepted = sim.requestLog.filter((r) => r.status !== 429).map((r) => r.t);
+        expect(maxInRollingWindow(accepted, W)).toBeLessThanOrEqual(LIMIT);
+      }
+    }, 40_000);
+  }
+
+  it('starts within the window’s turnover when another client spent the key just before, throttled at most once', async () => {
+    for (const rateAlgorithm of ['rolling', 'bucket'] as const) {
+      const sim = await simulator({ seed: 73, conversations: 120, rateAlgorithm });
+      // another job on the same key spends what the server allows, just before the run
+      for (let i = 0; i < LIMIT; i++) {
+        const res = await request(`${sim.baseUrl}/spaces`, { headers: { authorization: `Bearer ${sim.apiKey}` } });
+        await res.body.dump();
+      }
+      const started = Date.now();
+      const logged = sim.requestLog.length;
+      const dbPath = tempDb();
+      const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, windowMs: W });
+      expect(summary.status).toBe('ok');
+      await expectStoreMatches(dbPath, everything(sim));
+      const mine = own(sim, logged);
+      expect(throttled(mine), rateAlgorithm).toBeLessThanOrEqual(1);
+      // the second request of the run went out within the window's turnover
+      const accepted = mine.filter((r) => r.status === 200);
+      expect(accepted[1]!.t - started, rateAlgorithm).toBeLessThanOrEqual(1.5 * W);
+    }
+  }, 40_000);
+
+  it('a sync killed at full speed and restarted at once finishes exact, throttled at most once', async () => {
+    const sim = await simulator({ seed: 74, conversations: 300 });
+    const dbPath = tempDb();
+    const env = {
+      CONVODUCK_BASE_URL: sim.baseUrl,
+      CONVODUCK_API_KEY: sim.apiKey,
+      CONVODUCK_DB: dbPath,
+      CONVODUCK_RATE_WINDOW_MS: String(W),
+    };
+    const first = startCli(['sync'], env);
+    // kill it once it is fetching details at full speed
+    const deadline = Date.now() + 20_000;
+    while (own(sim).filter((r) => r.kind === 'conversation_detail').length < 40 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    first.child.kill('SIGKILL');
+    expect((await first.done).signal).toBe('SIGKILL');
+    const logged = sim.requestLog.length;
+    const second = await startCli(['sync'], env).done;
+    expect(second.code, second.stderr).toBe(0);
+    await expectStoreMatches(dbPath, everything(sim));
+    expect(throttled(own(sim, logged))).toBeLessThanOrEqual(1);
+  }, 60_000);
+
+  it('says on stderr what it waits for, and the first SIGTERM ends the wait at once', async () => {
+    const window = 8_000;
+    const sim = await simulator({ seed: 75, conversations: 40, rateLimit: 20, windowMs: window });
+    // all but one: the run's first request gets the last slot and sees the key spent
+    const spend = async (): Promise<void> => {
+      for (let i = 0; i < 19; i++) {
+        const res = await request(`${sim.baseUrl}/spaces`, { headers: { authorization: `Bearer ${sim.apiKey}` } });
+        await res.body.dump();
+      }
+    };
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: tempDb(), CONVODUCK_RATE_WINDOW_MS: String(window) };
+
+    await spend();
+    const waited = await startCli(['sync'], env).done;
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stderr).toMatch(/waiting \d+s: (another client, or an earlier run, is using the key’s budget|the server answered 429, waiting as its Retry-After says)/);
+
+    await new Promise((r) => setTimeout(r, window));
+    await spend();
+    const run = startCli(['sync'], { ...env, CONVODUCK_DB: tempDb() });
+    await new Promise((r) => setTimeout(r, 2_500));
+    const signalledAt = Date.now();
+    run.child.kill('SIGTERM');
+    const stopped = await run.done;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(Date.now() - signalledAt).toBeLessThan(2_000);
+  }, 60_000);
+
+  for (const retryAfter of ['missing', 'long'] as const) {
+    it(`Retry-After ${retryAfter}: a 429 costs a bounded wait, and the data is exact`, async () => {
+      const sim = await simulator({ seed: 76, conversations: 150, retryAfter });
+      // the key spent just before the run: its first probe meets a 429
+      for (let i = 0; i < LIMIT; i++) {
+        const res = await request(`${sim.baseUrl}/spaces`, { headers: { authorization: `Bearer ${sim.apiKey}` } });
+        await res.body.dump();
+      }
+      const logged = sim.requestLog.length;
+      const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath: tempDb(), windowMs: W });
+      expect(summary.status).toBe('ok');
+      expect(throttled(own(sim, logged))).toBeLessThanOrEqual(1);
+      // however long the server asks for, no wait exceeds a window
+      const accepted = own(sim, logged).filter((r) => r.status === 200).map((r) => r.t);
+      for (let i = 1; i < accepted.length; i++) expect(accepted[i]! - accepted[i - 1]!).toBeLessThanOrEqual(W + 500);
+    }, 40_000);
+  }
+
+  for (const timeFormat of ['z', 'offset', 'fraction-z', 'fraction-offset'] as const) {
+    it(`timestamps served as ${timeFormat}: the same instants stored`, async () => {
+      const sim = await simulator({ seed: 77, conversations: 200, rateLimit: 100_000, timeFormat });
+      const dbPath = tempDb();
+      const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
+      expect(summary.status).toBe('ok');
+      await expectStoreMatches(dbPath, everything(sim));
+    });
+  }
+
+  it('a key revoked in the middle of a run: exit 3, what was fetched is kept, the next run with a working key ends exact', async () => {
+    const sim = await simulator({ seed: 78, conversations: 300, rateLimit: 100_000, revokeKeyAfter: 120 });
+    const dbPath = tempDb();
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
+    const revoked = await startCli(['sync'], env).done;
+    expect(revoked.code, revoked.stderr).toBe(3);
+    expect(revoked.stderr).toMatch(/401/);
+    expect(revoked.stderr).not.toContain(sim.apiKey);
+    const db = await Database.open(dbPath, { readOnly: true });
+    const kept = Number((await db.all(`SELECT count(*)::INTEGER AS n FROM raw_conversations`))[0]!.n);
+    db.close();
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(300);
+    sim.setOptions({ revokeKeyAfter: null });
+    const healed = await startCli(['sync'], env).done;
+    expect(healed.code, healed.stderr).toBe(0);
+    await expectStoreMatches(dbPath, everything(sim));
+  }, 60_000);
+});

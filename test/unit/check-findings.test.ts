@@ -1,0 +1,139 @@
+// The check's judgements, pure: what a page, a header or a timestamp says (src/crawler/check-findings.ts).
+import { describe, expect, it } from 'vitest';
+import { classifyTimestamp, collectTimestamps, describeEstimate, estimateSync, formatMinutes, judgeDetail, judgeFirstPage, judgeLastPage, judgePageSize, judgeRateHeaders, judgeThrottled, judgeTimestamps, lastPagePlan, pickConversation, readListBody, verdictLine, type Finding, type ListMetaSeen } from '../../src/crawler/check-findings.js';
+
+describe('pure judgements', () => {
+  it('classifies timestamps by how they can be read as instants', () => {
+    expect(classifyTimestamp('2026-11-01T08:00:00Z')).toEqual({ zone: 'utc', fractionDigits: 0 });
+    expect(classifyTimestamp('2026-11-01T08:00:00+05:30')).toEqual({ zone: 'offset', fractionDigits: 0 });
+    expect(classifyTimestamp('2026-11-01T08:00:00-0800')).toEqual({ zone: 'offset', fractionDigits: 0 });
+    expect(classifyTimestamp('2026-11-01T08:00:00.123456789+00:00')).toEqual({ zone: 'offset', fractionDigits: 9 });
+    expect(classifyTimestamp('2026-11-01T08:00:00.5Z')).toEqual({ zone: 'utc', fractionDigits: 1 });
+    expect(classifyTimestamp('2026-11-01T08:00Z')).toEqual({ zone: 'utc', fractionDigits: 0 });
+    expect(classifyTimestamp('2026-11-01T08:00:00')).toEqual({ zone: 'local', fractionDigits: 0 });
+    expect(classifyTimestamp('2026-11-01T08:00:00.250')).toEqual({ zone: 'local', fractionDigits: 3 });
+    for (const bad of ['2026-11-01', '2026-11-01 08:00:00Z', '2026-02-30T08:00:00Z', '2026-11-01T25:00:00Z', '2026-11-01T08:00:00+05', 'the 3rd of never', '1793520000']) {
+      expect(classifyTimestamp(bad), bad).toEqual({ zone: 'unreadable', fractionDigits: 0 });
+    }
+  });
+
+  it('judges a set of timestamps: offsets missing or unreadable fail, Z and offsets pass', () => {
+    expect(judgeTimestamps(['2026-11-01T08:00:00Z', '2026-11-01T08:00:00+05:30'])).toMatchObject({
+      status: 'ok',
+      message: 'timestamps: ISO 8601, in UTC (Z) and with offsets (e.g. 2026-11-01T08:00:00Z, 2026-11-01T08:00:00+05:30), fractions of a second: no',
+    });
+    const local = judgeTimestamps(['2026-11-01T08:00:00Z', '2026-11-01T08:00:00']);
+    expect(local.status).toBe('fail');
+    expect(local.message).toMatch(/1 of 2 have no UTC offset \(e\.g\. 2026-11-01T08:00:00\), so they cannot be read as instants/);
+    expect(judgeTimestamps(['2026-11-01T08:00:00Z', 'yesterday']).status).toBe('fail');
+    const nanos = judgeTimestamps(['2026-11-01T08:00:00.123456789Z', '2026-11-01T08:00:01Z']);
+    expect(nanos.message).toMatch(/fractions of a second: yes, on 1 of 2, up to 9 digits \(the database keeps microseconds\)$/);
+    expect(judgeTimestamps([]).status).toBe('skip');
+  });
+
+  it('collects started_at, ended_at and every entry time, skipping nulls', () => {
+    const list = [{ started_at: 'a', ended_at: null }, { started_at: 'b', ended_at: 'c' }, 'junk'];
+    const detail = { data: { started_at: 'd', ended_at: 'e', transcript: [{ at: 'f' }], tool_calls: [{ at: 'g' }], node_path: [{ at: 'h' }, {}] } };
+    expect(collectTimestamps(list, detail)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
+  });
+
+  const meta = (m: Partial<ListMetaSeen>): ListMetaSeen => ({ page: 1, perPage: 200, total: 4213, nextPage: 2, ...m });
+
+  it('a first page adds up when its items, total, per_page and next_page agree', () => {
+    expect(judgeFirstPage({ items: 200, meta: meta({}), requestedPerPage: 200 })).toMatchObject({ status: 'ok', message: 'first page adds up: 200 items, total 4,213, next_page 2' });
+    expect(judgeFirstPage({ items: 50, meta: meta({ perPage: 50 }), requestedPerPage: 200 }).status).toBe('ok');
+    expect(judgeFirstPage({ items: 12, meta: meta({ total: 12, nextPage: null }), requestedPerPage: 200 })).toMatchObject({ status: 'ok', message: 'first page adds up: 12 items, total 12, next_page null' });
+    expect(judgeFirstPage({ items: 0, meta: meta({ total: 0, nextPage: null }), requestedPerPage: 200 }).status).toBe('ok');
+    // a next page announced after a full last page: harmless
+    expect(judgeFirstPage({ items: 200, meta: meta({ total: 200, nextPage: 2 }), requestedPerPage: 200 }).status).toBe('ok');
+  });
+
+  it('a first page does not add up when the server counts more than it serves, or total is missing', () => {
+    const short = judgeFirstPage({ items: 198, meta: meta({}), requestedPerPage: 200 });
+    expect(short.status).toBe('fail');
+    expect(short.message).toMatch(/^first page does not add up: 198 items, but total 4,213 at 200 per page means 200/);
+    // per_page echoes the request but fewer were served: caught the same way
+    expect(judgeFirstPage({ items: 50, meta: meta({}), requestedPerPage: 200 }).status).toBe('fail');
+    expect(judgeFirstPage({ items: 9, meta: meta({ total: 10, nextPage: null }), requestedPerPage: 200 }).status).toBe('fail');
+    expect(judgeFirstPage({ items: 200, meta: meta({ total: null }), requestedPerPage: 200 }).status).toBe('fail');
+    expect(judgeFirstPage({ items: 200, meta: meta({ nextPage: null }), requestedPerPage: 200 })).toMatchObject({ status: 'warn' });
+    expect(judgeFirstPage({ items: 200, meta: meta({ nextPage: undefined }), requestedPerPage: 200 })).toMatchObject({ status: 'warn' });
+  });
+
+  it('page size: as asked is ok, a cap is a warning naming the served size', () => {
+    expect(judgePageSize({ items: 200, meta: meta({}), requestedPerPage: 200 }).status).toBe('ok');
+    expect(judgePageSize({ items: 50, meta: meta({ perPage: 50 }), requestedPerPage: 200 })).toMatchObject({
+      status: 'warn',
+      message: 'page size: asked for 200, the server serves 50 (meta.per_page 50): listing takes 4× as many pages',
+      values: { requestedPerPage: 200, servedPerPage: 50 },
+    });
+    expect(judgePageSize({ items: 200, meta: meta({ perPage: null }), requestedPerPage: 200 }).status).toBe('warn');
+  });
+
+  it('the last page: where it is, and whether it holds what total says', () => {
+    const page = { items: 50, meta: meta({ perPage: 50 }), requestedPerPage: 200 };
+    expect(lastPagePlan(page)).toEqual({ page: 85, expectedItems: 13 });
+    expect(lastPagePlan({ items: 12, meta: meta({ total: 12, nextPage: null }), requestedPerPage: 200 })).toBeNull();
+    expect(judgeLastPage({ page: 85, expectedItems: 13 }, 13, 4213, 4213).status).toBe('ok');
+    const short = judgeLastPage({ page: 85, expectedItems: 13 }, 0, 4213, 4213);
+    expect(short.status).toBe('fail');
+    expect(short.message).toMatch(/^last page does not add up: page 85 has 0 items where total means 13: /);
+  });
+
+  it('a list body must be {data: [...], meta: {...}}', () => {
+    expect(readListBody({ data: [], meta: { page: 1, per_page: 50, total: 0, next_page: null } })).toEqual({
+      data: [],
+      meta: { page: 1, perPage: 50, total: 0, nextPage: null },
+    });
+    expect(readListBody([{ id: 'x' }])).toEqual({ problem: 'the body is not a JSON object' });
+    expect(readListBody({ items: [], meta: {} })).toEqual({ problem: '`data` is not an array' });
+    expect(readListBody({ data: [] })).toEqual({ problem: '`meta` is missing' });
+    expect(readListBody({ data: [], meta: { total: '12' } })).toMatchObject({ meta: { total: null, nextPage: undefined } });
+  });
+
+  it('rate headers: none is a warning; the values and how they moved are reported', () => {
+    expect(judgeRateHeaders([{ status: 200 }, { status: 200 }]).status).toBe('warn');
+    expect(judgeRateHeaders([{ status: 200 }]).message).toMatch(/no X-RateLimit-Limit or X-RateLimit-Remaining headers/);
+    const fine = judgeRateHeaders([{ limit: 60, remaining: 59 }, { limit: 60, remaining: 58 }]);
+    expect(fine).toMatchObject({ status: 'ok', message: 'rate limit: the server reports 60 per window, 58 remaining now', values: { limit: 60, remaining: 58 } });
+    const shared = judgeRateHeaders([{ limit: 60, remaining: 40 }, { limit: 60, remaining: 38 }]);
+    expect(shared.message).toMatch(/the first response left 40 of 60, so 19 were not available to the check/);
+    expect(shared.message).toMatch(/remaining went 40, 38 over 2 requests/);
+    expect(judgeRateHeaders([{ limit: 60, remaining: 0 }]).status).toBe('warn');
+  });
+
+  it('a 429 is reported with its Retry-After as sent', () => {
+    expect(judgeThrottled('/spaces', '30', [{ limit: 60, status: 429 }]).message).toMatch(/^rate limit: the server answered 429 to GET \/spaces \(Retry-After 30 s, limit 60 per window\)/);
+    expect(judgeThrottled('/spaces', null, []).message).toMatch(/\(no Retry-After header\)/);
+    expect(judgeThrottled('/spaces', 'Wed, 21 Oct 2026 07:28:00 GMT', []).values).toMatchObject({ retryAfterSeconds: null, retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT' });
+  });
+
+  it('picks a finished conversation for the detail, and judges the detail like sync does', () => {
+    expect(pickConversation([{ id: 'open', ended_at: null, outcome: null }, { id: 'done', ended_at: 'x', outcome: 'completed' }])).toBe('done');
+    expect(pickConversation([{ id: 'open', ended_at: null, outcome: null }])).toBe('open');
+    expect(pickConversation([{}, 'x'])).toBeNull();
+    const detail = { data: { id: 'c1', started_at: '2026-11-01T08:00:00Z', ended_at: null, tool_calls: [], node_path: [] } };
+    expect(judgeDetail(detail, 'c1')).toMatchObject({ status: 'ok', message: expect.stringMatching(/transcript absent \(a confidential space/) });
+    expect(judgeDetail({ data: { ...detail.data, transcript: {} } }, 'c1').status).toBe('fail');
+    expect(judgeDetail({ data: { ...detail.data, id: 'c2' } }, 'c1').status).toBe('fail');
+    expect(judgeDetail({ data: { id: 'c1', started_at: '2026-11-01T08:00:00Z', transcript: [] } }, 'c1').status).toBe('warn');
+  });
+
+  it('estimates a first sync from the total, the served page size and the limit', () => {
+    const e = estimateSync(4213, 50, 60);
+    expect(e).toMatchObject({ listPages: 85, details: 4213, requests: 4298, perMinute: 60, perMinuteReported: true });
+    expect(describeEstimate(e)).toBe('about 4,298 requests: 85 list pages + 4,213 details; at 60/min ≈ 1 h 12 min');
+    expect(describeEstimate(estimateSync(0, 200, null))).toBe('about 1 request: 1 list page + 0 details; at 60/min (the documented limit) ≈ under a minute');
+    expect(formatMinutes(59.4)).toBe('59 min');
+    expect(formatMinutes(125)).toBe('2 h 05 min');
+  });
+
+  it('the verdict: a failure decides it, an unfinished check says so', () => {
+    const ok = (name: Finding['name']): Finding => ({ status: 'ok', name, message: '', values: {} });
+    const e = estimateSync(10, 200, 60);
+    expect(verdictLine([ok('key')], e)).toBe('→ a sync would work (about 11 requests: 1 list page + 10 details; at 60/min ≈ under a minute)');
+    expect(verdictLine([ok('key'), { ...ok('page-size'), status: 'warn' }], e)).toMatch(/^→ a sync would work, with the warnings above \(/);
+    expect(verdictLine([ok('key'), { ...ok('first-page'), status: 'fail' }], e)).toBe('→ a sync would not work as things are: see first-page above');
+    expect(verdictLine([{ ...ok('rate-limit'), status: 'fail', values: { unfinished: true } }], null)).toBe('→ the check could not finish: see rate-limit above');
+  });
+});
