@@ -16,6 +16,9 @@ export const EXIT = {
 } as const;
 
 export class CliError extends Error {
+  /** set once the command printed its own `--json` outcome for this error */
+  outcomePrinted = false;
+
   constructor(
     message: string,
     readonly exitCode: number = EXIT.usage,

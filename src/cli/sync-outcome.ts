@@ -1,4 +1,5 @@
-// The one JSON object `convoduck sync --json` prints on stdout, whatever the run's outcome:
+// The one JSON object `convoduck sync --json` prints on stdout, whatever the run's outcome (and
+// what any other `--json` command prints when it fails before its own summary):
 // a scheduler always has something to parse, with the exit code and the reason in it.
 
 import type { FailedRunCounters, SyncSummary } from '../crawler/sync.js';

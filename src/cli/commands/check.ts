@@ -56,7 +56,11 @@ Exit codes: 0 a sync would work (warnings allowed), 1 a sync would not work as t
         if (report.outcome !== 'refused') lines.push(report.verdict);
         if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n');
       }
-      if (report.outcome === 'refused') throw new CliError(report.refusal!, EXIT.auth);
+      if (report.outcome === 'refused') {
+        const refused = new CliError(report.refusal!, EXIT.auth);
+        refused.outcomePrinted = flags.json === true;
+        throw refused;
+      }
       process.exitCode = report.outcome === 'works' ? EXIT.ok : EXIT.failed;
     });
 }

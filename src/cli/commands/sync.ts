@@ -72,6 +72,7 @@ and keeps the watermark, so the next run lists that window again.`,
           const message = known.message.split('\n')[0]!;
           process.stdout.write(renderOutcome(failedOutcome(known.exitCode, message, countersOfFailedRun(err instanceof InterruptedError ? err.crawlerError : err)), apiKey));
         }
+        known.outcomePrinted = flags.json === true;
         throw known;
       }
     });
