@@ -1,6 +1,6 @@
 // `convoduck status` as text: what src/exports/status.ts read from the database, for a person.
 
-import type { ListingGapStatus, StatusReport } from '../exports/status.js';
+import type { ListingGapStatus, RunStatus, StatusReport } from '../exports/status.js';
 
 function thousands(n: number): string {
   return n.toLocaleString('en-US');
@@ -54,6 +54,13 @@ function grid(header: string[], rows: string[][], rightAligned: boolean[]): stri
   return [line(header), ...rows.map(line)];
 }
 
+/** A run's status; the run a live sync is writing says which process it is. */
+function runState(r: RunStatus, sync: StatusReport['syncRunning']): string {
+  if (r.stale) return 'running? (killed)';
+  if (r.status === 'running' && sync) return `running (pid ${sync.pid})`;
+  return r.status;
+}
+
 export function renderStatus(s: StatusReport): string {
   const out: string[] = [];
   out.push(
@@ -73,7 +80,7 @@ export function renderStatus(s: StatusReport): string {
       String(r.runId),
       shortTime(r.startedAt),
       duration(r.durationSec),
-      r.stale ? 'running? (killed)' : r.status,
+      runState(r, s.syncRunning),
       thousands(r.conversationsListed),
       thousands(r.detailsFetched),
       thousands(r.errors),
