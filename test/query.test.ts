@@ -17,6 +17,7 @@ import type { QueryFormat } from '../src/exports/format.js';
 import { runQuery } from '../src/exports/query.js';
 import { compactJson, csvField, fitCell, oneLineError, toJsonCell, toText, stringifyJson } from '../src/exports/format.js';
 import { Database } from '../src/store/database.js';
+import { formatInstant } from '../src/shared/time.js';
 import { runCli, startCli } from './support/cli.js';
 import { buildFixture } from './support/exports-fixture.js';
 import { sync } from '../src/crawler/sync.js';
@@ -119,7 +120,7 @@ async function expected(): Promise<Expected> {
 
 /** How the JSON formats must show a JS value from getRowObjectsJS. */
 function asJson(v: unknown): unknown {
-  if (v instanceof Date) return v.toISOString();
+  if (v instanceof Date) return formatInstant(v);
   if (typeof v === 'bigint') return Number(v);
   return v;
 }
@@ -127,7 +128,7 @@ function asJson(v: unknown): unknown {
 /** How CSV must show it (null: an empty unquoted field). */
 function asCsv(v: unknown): string {
   if (v === null) return '';
-  if (v instanceof Date) return v.toISOString();
+  if (v instanceof Date) return formatInstant(v);
   return String(v);
 }
 
@@ -143,7 +144,7 @@ describe('query output formats', () => {
     expect(got).toEqual(want.rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, asJson(v)]))));
     expect(got.some((r) => r.ended_at === null)).toBe(false); // the oldest are finished
     expect(typeof got[0]!.turns).toBe('number');
-    expect(got[0]!.started_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(got[0]!.started_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/);
   });
 
   it('ndjson: one object per line, the same rows', async () => {
@@ -180,12 +181,12 @@ describe('query output formats', () => {
     for (const line of lines.slice(2)) expect(bars(line)).toEqual(bars(lines[0]!));
     const first = lines[2]!.split(' | ').map((s) => s.trim());
     expect(first[0]).toBe(fitCell(String(want.rows[0]!.id), 20));
-    expect(first[2]).toBe((want.rows[0]!.started_at as Date).toISOString());
+    expect(first[2]).toBe(formatInstant(want.rows[0]!.started_at as Date));
     // Text is cut at --max-width; timestamps and numbers never are.
     for (const line of lines.slice(2)) {
       const cells = line.split(' | ');
       for (const i of [0, 1, 6, 8]) expect([...cells[i]!.trim()].length).toBeLessThanOrEqual(20);
-      expect(cells[2]!.trim()).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      expect(cells[2]!.trim()).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/);
     }
     expect(res.stdout).toContain('…');
 
@@ -215,7 +216,7 @@ describe('query output formats', () => {
         struct: { k: 'v' },
         nan: 'NaN',
         day: '2026-11-01',
-        local_ts: '2026-11-01T08:00:00.123456',
+        local_ts: '2026-11-01T08:00:00.123456Z',
       },
     ]);
     const csv = { stdout: await queryHere(sql, 'csv') };
@@ -235,7 +236,7 @@ describe('query output formats', () => {
       '{"k":"v"}',
       'NaN',
       '2026-11-01',
-      '2026-11-01T08:00:00.123456',
+      '2026-11-01T08:00:00.123456Z',
     ]);
     // NULL is an empty field, the empty string a quoted one.
     expect(csv.stdout.split('\n').slice(1).join('\n')).toContain(',"",,');

@@ -14,6 +14,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
+import { formatInstantMicros } from '../shared/time.js';
 
 export const QUERY_FORMATS = ['table', 'csv', 'json', 'ndjson'] as const;
 export type QueryFormat = (typeof QUERY_FORMATS)[number];
@@ -53,35 +54,30 @@ export function isNumericType(type: DuckDBType): boolean {
 }
 
 // ---------------------------------------------------------------------------------------
-// Timestamps: ISO 8601. A TIMESTAMPTZ is an instant, written in UTC with `Z`; a plain
-// TIMESTAMP has no zone, so it gets none. Milliseconds always, microseconds when present.
+// Timestamps: every one is printed as an instant, ISO 8601 in UTC with `Z` (formatInstantMicros).
+// A TIMESTAMP without zone is a wall-clock reading, taken in the session's TimeZone as DuckDB's
+// own `::TIMESTAMPTZ` cast takes it, so `ts` and `ts::TIMESTAMPTZ` print alike.
 
-const MAX_DATE_MS = 8_640_000_000_000_000;
+/** The instant (µs since 1970) a TIMESTAMP's wall-clock reading (µs, as if UTC) names. */
+export type WallClock = (wallMicros: bigint) => bigint;
 
-/** ISO text of an instant in microseconds, or null outside JS Date's range (and ±infinity). */
-function isoFromMicros(micros: bigint, zone: 'Z' | ''): string | null {
-  const m = Number(micros); // exact for every date within ±285 years of 1970, close enough beyond
-  const ms = Math.floor(m / 1000);
-  if (!(Math.abs(ms) <= MAX_DATE_MS)) return null;
-  const sub = Number.isSafeInteger(m) ? m - ms * 1000 : 0;
-  const base = new Date(ms).toISOString().slice(0, -1); // …T08:00:00.123
-  return sub === 0 ? base + zone : base + String(sub).padStart(3, '0') + zone;
+/** The wall clock of a session in UTC: the reading is the instant. */
+export const UTC_WALL_CLOCK: WallClock = (wall) => wall;
+
+function instantText(micros: bigint, wall: WallClock | null, fallback: DuckDBValue): string {
+  // ±infinity and dates beyond years 0001–9999: DuckDB's own text
+  if (formatInstantMicros(micros) === null) return String(fallback);
+  return formatInstantMicros(wall ? wall(micros) : micros) ?? String(fallback);
 }
 
-/** ISO 8601 text of a timestamp-like DuckDB value, or null when `value` is not one. */
-export function isoTimestamp(value: DuckDBValue): string | null {
-  if (value instanceof DuckDBTimestampTZValue) return isoFromMicros(value.micros, 'Z') ?? value.toString();
-  if (value instanceof DuckDBTimestampValue) return isoFromMicros(value.micros, '') ?? value.toString();
-  if (value instanceof DuckDBTimestampSecondsValue) {
-    return isoFromMicros(value.seconds * 1_000_000n, '') ?? value.toString();
-  }
-  if (value instanceof DuckDBTimestampMillisecondsValue) {
-    return isoFromMicros(value.millis * 1000n, '') ?? value.toString();
-  }
-  if (value instanceof DuckDBTimestampNanosecondsValue) {
-    // Nanoseconds: the microsecond part is kept, the rest dropped (JS has no finer clock).
-    return isoFromMicros(value.nanos / 1000n, '') ?? value.toString();
-  }
+/** ISO 8601 UTC text of a timestamp-like DuckDB value, or null when `value` is not one. */
+export function isoTimestamp(value: DuckDBValue, wall: WallClock = UTC_WALL_CLOCK): string | null {
+  if (value instanceof DuckDBTimestampTZValue) return instantText(value.micros, null, value);
+  if (value instanceof DuckDBTimestampValue) return instantText(value.micros, wall, value);
+  if (value instanceof DuckDBTimestampSecondsValue) return instantText(value.seconds * 1_000_000n, wall, value);
+  if (value instanceof DuckDBTimestampMillisecondsValue) return instantText(value.millis * 1000n, wall, value);
+  // Nanoseconds: the microseconds are kept, the rest dropped (as DuckDB's ::TIMESTAMP does).
+  if (value instanceof DuckDBTimestampNanosecondsValue) return instantText(value.nanos / 1000n, wall, value);
   return null;
 }
 
@@ -107,7 +103,7 @@ function floatCell(n: number): number | string {
  * DECIMALs likewise; timestamps ISO 8601; JSON columns embedded as JSON; lists arrays;
  * structs objects; maps arrays of {key, value}.
  */
-export function toJsonCell(value: DuckDBValue, type: DuckDBType): JsonCell {
+export function toJsonCell(value: DuckDBValue, type: DuckDBType, wall: WallClock = UTC_WALL_CLOCK): JsonCell {
   if (value === null) return null;
   switch (type.typeId) {
     case DuckDBTypeId.BOOLEAN:
@@ -122,24 +118,24 @@ export function toJsonCell(value: DuckDBValue, type: DuckDBType): JsonCell {
     case DuckDBTypeId.LIST:
     case DuckDBTypeId.ARRAY: {
       const items = (value as { items?: readonly DuckDBValue[] }).items ?? [];
-      return items.map((item) => toJsonCell(item, type.valueType));
+      return items.map((item) => toJsonCell(item, type.valueType, wall));
     }
     case DuckDBTypeId.STRUCT: {
       const entries = (value as { entries?: Readonly<Record<string, DuckDBValue>> }).entries ?? {};
       const out: { [key: string]: JsonCell } = {};
       type.entryNames.forEach((name, i) => {
-        out[name] = toJsonCell(entries[name] ?? null, type.entryTypes[i]!);
+        out[name] = toJsonCell(entries[name] ?? null, type.entryTypes[i]!, wall);
       });
       return out;
     }
     case DuckDBTypeId.MAP: {
       const entries = (value as { entries?: { key: DuckDBValue; value: DuckDBValue }[] }).entries ?? [];
-      return entries.map((e) => ({ key: toJsonCell(e.key, type.keyType), value: toJsonCell(e.value, type.valueType) }));
+      return entries.map((e) => ({ key: toJsonCell(e.key, type.keyType, wall), value: toJsonCell(e.value, type.valueType, wall) }));
     }
     case DuckDBTypeId.UNION: {
       const union = value as { tag?: string; value?: DuckDBValue };
       const member = union.tag === undefined ? undefined : type.memberTypes[type.memberIndexForTag(union.tag)];
-      return member ? toJsonCell(union.value ?? null, member) : String(value);
+      return member ? toJsonCell(union.value ?? null, member, wall) : String(value);
     }
     default:
       break;
@@ -148,11 +144,11 @@ export function toJsonCell(value: DuckDBValue, type: DuckDBType): JsonCell {
   if (typeof value === 'number') return floatCell(value);
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string') return value;
-  return isoTimestamp(value) ?? String(value);
+  return isoTimestamp(value, wall) ?? String(value);
 }
 
 /** A value as text for CSV and table output (null stays null: the caller decides how it looks). */
-export function toText(value: DuckDBValue, type: DuckDBType): string | null {
+export function toText(value: DuckDBValue, type: DuckDBType, wall: WallClock = UTC_WALL_CLOCK): string | null {
   if (value === null) return null;
   switch (type.typeId) {
     case DuckDBTypeId.LIST:
@@ -160,14 +156,14 @@ export function toText(value: DuckDBValue, type: DuckDBType): string | null {
     case DuckDBTypeId.STRUCT:
     case DuckDBTypeId.MAP:
     case DuckDBTypeId.UNION:
-      return stringifyJson(toJsonCell(value, type));
+      return stringifyJson(toJsonCell(value, type, wall));
     default:
       break;
   }
   if (typeof value === 'string') return value;
   if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value instanceof DuckDBDateValue || value instanceof DuckDBDecimalValue) return value.toString();
-  return isoTimestamp(value) ?? String(value);
+  return isoTimestamp(value, wall) ?? String(value);
 }
 
 /**
@@ -211,10 +207,10 @@ export function stringifyJson(cell: JsonCell): string {
 // Row encoders. Each turns one result row (values in column order) into output text.
 
 /** One row as a JSON object, keys in column order. */
-export function jsonRow(columns: readonly Column[], row: readonly DuckDBValue[]): string {
+export function jsonRow(columns: readonly Column[], row: readonly DuckDBValue[], wall: WallClock = UTC_WALL_CLOCK): string {
   const parts: string[] = [];
   columns.forEach((col, i) => {
-    parts.push(`${JSON.stringify(col.name)}:${stringifyJson(toJsonCell(row[i] ?? null, col.type))}`);
+    parts.push(`${JSON.stringify(col.name)}:${stringifyJson(toJsonCell(row[i] ?? null, col.type, wall))}`);
   });
   return `{${parts.join(',')}}`;
 }
@@ -233,8 +229,8 @@ export function csvLine(fields: readonly (string | null)[]): string {
   return `${fields.map(csvField).join(',')}\n`;
 }
 
-export function csvRow(columns: readonly Column[], row: readonly DuckDBValue[]): string {
-  return csvLine(columns.map((col, i) => toText(row[i] ?? null, col.type)));
+export function csvRow(columns: readonly Column[], row: readonly DuckDBValue[], wall: WallClock = UTC_WALL_CLOCK): string {
+  return csvLine(columns.map((col, i) => toText(row[i] ?? null, col.type, wall)));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -288,6 +284,7 @@ export class TableLayout {
     private readonly columns: readonly Column[],
     sample: readonly (readonly DuckDBValue[])[],
     maxCellWidth = DEFAULT_MAX_CELL_WIDTH,
+    private readonly wall: WallClock = UTC_WALL_CLOCK,
   ) {
     this.rightAlign = columns.map((c) => isNumericType(c.type));
     this.cut = columns.map((c) => !UNCUT_TYPES.has(c.type.typeId));
@@ -295,7 +292,7 @@ export class TableLayout {
       const limit = UNCUT_TYPES.has(col.type.typeId) ? Number.MAX_SAFE_INTEGER : maxCellWidth;
       let width = displayLength(col.name);
       for (const row of sample) {
-        const text = toText(row[i] ?? null, col.type) ?? NULL_TEXT;
+        const text = toText(row[i] ?? null, col.type, wall) ?? NULL_TEXT;
         width = Math.max(width, displayLength(fitCell(text, limit)));
         if (width >= limit) break;
       }
@@ -330,7 +327,7 @@ export class TableLayout {
 
   row(row: readonly DuckDBValue[]): string {
     return this.line(
-      this.columns.map((col, i) => toText(row[i] ?? null, col.type) ?? NULL_TEXT),
+      this.columns.map((col, i) => toText(row[i] ?? null, col.type, this.wall) ?? NULL_TEXT),
       this.rightAlign,
       this.cut,
     );

@@ -13,11 +13,14 @@ import {
   jsonRow,
   oneLineError,
   TableLayout,
+  UTC_WALL_CLOCK,
   type Column,
+  type WallClock,
   type QueryFormat,
 } from './format.js';
 import { isLockError, withReadOnlyDatabase, type ReadAttempt } from './read.js';
 import { OutputSink } from './sink.js';
+import { zoneReader } from '../shared/time.js';
 
 export interface QueryOptions {
   format: QueryFormat;
@@ -68,19 +71,22 @@ async function execute(
   attempt: ReadAttempt,
 ): Promise<QueryResult> {
   let result: DuckDBResult;
+  let zone: string;
   try {
     const statements = await db.connection.extractStatements(sql);
     if (statements.count === 0) throw new InvalidInputError('no SQL to run: pass a statement, e.g. convoduck query "SELECT 1"');
     for (let i = 0; i < statements.count - 1; i++) {
       await (await statements.prepare(i)).run();
     }
+    // Read before the last statement streams: another query would end that stream.
+    zone = await sessionTimeZone(db);
     result = await (await statements.prepare(statements.count - 1)).stream();
   } catch (err) {
     throw sqlError(err);
   }
   const sink = new OutputSink(out);
   try {
-    const rows = await writeResult(result, options, sink, () => {
+    const rows = await writeResult(result, { ...options, wallClock: sessionWallClock(zone) }, sink, () => {
       attempt.committed = true;
     });
     await sink.end();
@@ -89,6 +95,30 @@ async function execute(
     await sink.end().catch(() => undefined);
     throw sqlError(err);
   }
+}
+
+/** The session's TimeZone (DuckDB's `SET TimeZone`), in which a TIMESTAMP without zone is read. */
+async function sessionTimeZone(db: Database): Promise<string> {
+  const reader = await db.connection.runAndReadAll(`SELECT current_setting('TimeZone') AS zone`);
+  return String(reader.getRowObjectsJS()[0]?.zone ?? 'UTC');
+}
+
+/** The wall clock of `zone`, made when the first TIMESTAMP is printed. */
+function sessionWallClock(zone: string): WallClock {
+  let read: WallClock | null = null;
+  return (wall) => {
+    if (!read) {
+      try {
+        read = zoneReader(zone);
+      } catch {
+        throw new QueryError(
+          `cannot print TIMESTAMP values read in the session TimeZone ${JSON.stringify(zone)}: ` +
+            `cast them to TIMESTAMPTZ or format them with strftime`,
+        );
+      }
+    }
+    return read(wall);
+  };
 }
 
 function sqlError(err: unknown): unknown {
@@ -103,12 +133,13 @@ function sqlError(err: unknown): unknown {
  */
 export async function writeResult(
   result: DuckDBResult,
-  options: Pick<QueryOptions, 'format' | 'maxCellWidth' | 'tableSampleRows'>,
+  options: Pick<QueryOptions, 'format' | 'maxCellWidth' | 'tableSampleRows'> & { wallClock?: WallClock },
   sink: OutputSink,
   onOutput: () => void = () => undefined,
 ): Promise<number> {
   const names = result.deduplicatedColumnNames();
   const columns: Column[] = names.map((name, i) => ({ name, type: result.columnType(i) }));
+  const wall = options.wallClock ?? UTC_WALL_CLOCK;
   let count = 0;
   let started = false;
   const write = async (text: string) => {
@@ -132,21 +163,21 @@ export async function writeResult(
     case 'csv': {
       await write(csvLine(names));
       for await (const rows of chunks()) {
-        await write(rows.map((row) => csvRow(columns, row)).join(''));
+        await write(rows.map((row) => csvRow(columns, row, wall)).join(''));
         count += rows.length;
       }
       break;
     }
     case 'ndjson': {
       for await (const rows of chunks()) {
-        await write(rows.map((row) => `${jsonRow(columns, row)}\n`).join(''));
+        await write(rows.map((row) => `${jsonRow(columns, row, wall)}\n`).join(''));
         count += rows.length;
       }
       break;
     }
     case 'json': {
       for await (const rows of chunks()) {
-        await write(rows.map((row) => `${count++ === 0 ? '[\n' : ',\n'}${jsonRow(columns, row)}`).join(''));
+        await write(rows.map((row) => `${count++ === 0 ? '[\n' : ',\n'}${jsonRow(columns, row, wall)}`).join(''));
       }
       await write(count === 0 ? '[]\n' : '\n]\n');
       break;
@@ -161,7 +192,7 @@ export async function writeResult(
         if (next.done) break;
         sample.push(...next.value);
       }
-      const layout = new TableLayout(columns, sample, options.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH);
+      const layout = new TableLayout(columns, sample, options.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH, wall);
       await write(layout.header() + sample.map((row) => layout.row(row)).join(''));
       count = sample.length;
       for await (const rows of source) {

@@ -43,7 +43,8 @@ Examples:
   echo "SHOW TABLES" | convoduck query --file -
 
 Values: JSON numbers for integers up to 2^53 (larger ones as strings), timestamps in ISO 8601
-(UTC, e.g. 2026-11-01T08:00:00.000Z), JSON columns embedded as JSON. CSV follows RFC 4180
+UTC (2026-11-01T08:00:00Z, a fraction only when present; a TIMESTAMP without zone is read in
+the session's TimeZone, as DuckDB's ::TIMESTAMPTZ reads it), JSON columns embedded as JSON. CSV follows RFC 4180
 (NULL is an empty field, an empty string is ""); the table shows NULL as NULL.
 Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usage.`,
     )
