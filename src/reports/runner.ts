@@ -11,7 +11,7 @@ import { ConvoduckError, InvalidInputError, QueryError } from '../shared/errors.
 import { createOutputDir } from '../shared/output-dir.js';
 import { pick, reportParameters, runBound } from './bound.js';
 import { loadReports, type ReportDefinition } from './catalog.js';
-import { outputSelectList, type ColumnInfo, type OutputFormat } from './format.js';
+import { outputSelectList, quoteLiteral, type ColumnInfo, type OutputFormat } from './format.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
 import { resolveParams } from './resolve.js';
 import { createSharedRelations, loadSharedRelations } from './shared.js';
@@ -73,6 +73,9 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
   const read = { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait };
   return withReadOnlyDatabase(options.dbPath, read, async (db, attempt) => {
     const params = await resolveParams(db.connection, options.filters ?? {});
+    // A TIMESTAMP a report returns (local time in --tz, like started_local) is read in --tz
+    // when it is printed as a UTC instant, and so is any cast a report makes.
+    await db.connection.run(`SET TimeZone = ${quoteLiteral(params.tz)}`);
     const values = bindValues(params);
     await createSharedRelations(db.connection, shared, values);
 
@@ -157,7 +160,7 @@ ${sql}
 }
 
 /** The report's column names and types and the parameters it uses, without running it. */
-async function describeReport(
+export async function describeReport(
   connection: DuckDBConnection,
   report: ReportDefinition,
   sql: string,
