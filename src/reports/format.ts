@@ -1,13 +1,15 @@
 // The generic SELECT the runner wraps around every report before DuckDB's COPY writes it.
 // It is built from the report's column types, so no report formats its own output:
-//   csv, json  TIMESTAMPTZ → ISO 8601 in UTC with `Z`; TIMESTAMP (no zone, e.g. local time in
-//              --tz) → ISO 8601 without offset; DOUBLE/FLOAT/DECIMAL → rounded to 4 places
+//   csv, json  every timestamp → ISO 8601 in UTC with `Z`, as all of convoduck prints one
+//              (isoUtcSql); a TIMESTAMP without zone is read in the session's TimeZone, which
+//              the runner sets to --tz; DATE stays YYYY-MM-DD; DOUBLE/FLOAT/DECIMAL → 4 places
 //   csv        text (VARCHAR, JSON, ENUM, lists, structs, maps) → VARCHAR, and, unless --raw, a
 //              cell that begins with = + - @ tab CR or LF gets a leading ' (spreadsheet formula
 //              injection); numbers are never touched
 //   parquet    nothing: native types
 
 import { DuckDBTypeId } from '@duckdb/node-api';
+import { isoUtcSql } from '../shared/time.js';
 
 export const OUTPUT_FORMATS = ['csv', 'json', 'parquet'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -50,12 +52,12 @@ function outputExpression(column: ColumnInfo, format: 'csv' | 'json', options: F
   const c = quoteIdent(column.name);
   switch (column.typeId) {
     case DuckDBTypeId.TIMESTAMP_TZ:
-      return isoTimestamp(`timezone('UTC', ${c})`, 'Z', c);
+      return isoUtcSql(c);
     case DuckDBTypeId.TIMESTAMP:
     case DuckDBTypeId.TIMESTAMP_S:
     case DuckDBTypeId.TIMESTAMP_MS:
     case DuckDBTypeId.TIMESTAMP_NS:
-      return isoTimestamp(`${c}::TIMESTAMP`, '', c);
+      return isoUtcSql(`${c}::TIMESTAMPTZ`);
     case DuckDBTypeId.DOUBLE:
     case DuckDBTypeId.FLOAT:
     case DuckDBTypeId.DECIMAL:
@@ -85,15 +87,6 @@ function isText(column: ColumnInfo): boolean {
     default:
       return false;
   }
-}
-
-/** `ts` is a TIMESTAMP expression; whole seconds print without a fraction, else ms or µs. */
-function isoTimestamp(ts: string, suffix: string, original: string): string {
-  const format = (fraction: string) => `strftime(${ts}, '%Y-%m-%dT%H:%M:%S${fraction}${suffix}')`;
-  return `CASE WHEN ${original} IS NULL THEN NULL
-    WHEN microsecond(${ts}) % 1000000 = 0 THEN ${format('')}
-    WHEN microsecond(${ts}) % 1000 = 0 THEN ${format('.%g')}
-    ELSE ${format('.%f')} END`;
 }
 
 function neutralised(text: string): string {
