@@ -23,6 +23,7 @@ import {
 import { join, relative, resolve } from 'node:path';
 import { createOutputDir } from '../shared/output-dir.js';
 import { InvalidInputError } from '../shared/errors.js';
+import { isoUtcSql } from '../shared/time.js';
 import type { Database } from '../store/database.js';
 import { DERIVED_CONVERSATION_TABLES, PUBLIC_TABLES } from '../store/schema.js';
 import { checkLayout } from './layout.js';
@@ -154,12 +155,13 @@ function setUmask(mask: number): number | null {
   }
 }
 
-async function jsonColumns(db: Database, table: string): Promise<string[]> {
+/** The table's columns whose type is `type`, or starts with it (`TIMESTAMP` matches both kinds). */
+async function columnsOfType(db: Database, table: string, type: string): Promise<string[]> {
   const rows = await db.all<{ column_name: string }>(
     `SELECT column_name FROM duckdb_columns()
-     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? AND data_type = 'JSON'
+     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? AND starts_with(data_type, ?)
      ORDER BY column_index`,
-    [table],
+    [table, type],
   );
   return rows.map((r) => r.column_name);
 }
@@ -183,8 +185,15 @@ async function copyTable(
   const startedAt = isChild ? 'c.started_at' : 't.started_at';
   // JSON columns go out as plain strings: every reader understands a UTF-8 string column,
   // not every one the Parquet JSON annotation.
-  const json = await jsonColumns(db, table);
-  const star = json.length > 0 ? `t.* REPLACE (${json.map((c) => `t."${c}"::VARCHAR AS "${c}"`).join(', ')})` : 't.*';
+  const replaced = (await columnsOfType(db, table, 'JSON')).map((c) => `t."${c}"::VARCHAR AS "${c}"`);
+  if (format === 'csv') {
+    // CSV timestamps as every text output prints them (Parquet keeps its native types). The
+    // session is UTC, so a TIMESTAMP without zone is read as UTC.
+    for (const c of await columnsOfType(db, table, 'TIMESTAMP')) {
+      replaced.push(`${isoUtcSql(`t."${c}"::TIMESTAMPTZ`)} AS "${c}"`);
+    }
+  }
+  const star = replaced.length > 0 ? `t.* REPLACE (${replaced.join(', ')})` : 't.*';
   const partitionExpr =
     partitionBy === 'day'
       ? `, strftime(${startedAt}, '%Y-%m-%d') AS day`
@@ -198,7 +207,7 @@ async function copyTable(
 
   const tableDir = join(stagingDir, table);
   const options = [
-    format === 'parquet' ? 'FORMAT parquet' : `FORMAT csv, HEADER, TIMESTAMPFORMAT '%Y-%m-%dT%H:%M:%S.%fZ'`,
+    format === 'parquet' ? 'FORMAT parquet' : 'FORMAT csv, HEADER',
     'RETURN_FILES',
   ];
   let target: string;

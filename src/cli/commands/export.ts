@@ -61,7 +61,8 @@ Read it back:
   duckdb -c "SELECT day, count(*) FROM read_parquet('lake/tool_calls/**/*.parquet', hive_partitioning = true) GROUP BY day"
   spark.read.parquet("lake/conversations")     # day becomes a column
 
-Timestamps are UTC (Parquet: TIMESTAMP adjusted to UTC, microseconds; CSV: 2026-11-01T08:00:00.000000Z).
+Timestamps are UTC (Parquet: TIMESTAMP adjusted to UTC, microseconds; CSV: 2026-11-01T08:00:00Z,
+a fraction only when present, as query, report and status print them).
 JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JSON text.`,
     )
     .action(async (flags: ExportFlags) => {
