@@ -174,7 +174,7 @@ describe('a listing that cannot add up', () => {
     expect(status.code).toBe(0);
     const missing = inWindow.length;
     expect(status.stdout).toMatch(
-      new RegExp(`^listing gap: ${missing} conversations? missing in \\S+ \\S+ … \\S+ \\S+ \\(run 2(, \\d+ windows)?\\); the next sync lists it again$`, 'm'),
+      new RegExp(`^listing gap: ${missing} conversations? missing in \\S+ … \\S+ \\(run 2(, \\d+ windows)?\\); the next sync lists it again$`, 'm'),
     );
     const statusJson = JSON.parse((await runCli(['status', '--db', dbPath, '--json'])).stdout) as StatusReport;
     expect(statusJson.listingGaps).toHaveLength(1);

@@ -11,6 +11,7 @@ import { PUBLIC_TABLES } from '../src/store/schema.js';
 import { startRun } from '../src/store/writes.js';
 import { runCli } from './support/cli.js';
 import { buildFixture, type Fixture } from './support/exports-fixture.js';
+import { formatInstant } from '../src/shared/time.js';
 
 let dir: string;
 let dbPath: string;
@@ -42,7 +43,7 @@ describe('status', () => {
     expect(s.tables.conversations).toBe(150);
     expect(s.tables.agents).toBe(fixture.dataset.agents.length);
 
-    expect(s.watermark).toBe(fixture.now.toISOString());
+    expect(s.watermark).toBe(formatInstant(fixture.now));
     expect(s.syncRunning).toBeNull();
     expect(s.runs.map((r) => [r.runId, r.status, r.stale])).toEqual([
       [2, 'errors', false],
@@ -55,7 +56,7 @@ describe('status', () => {
       throttled: 1,
       retries: 2,
       durationSec: 120,
-      endedAt: fixture.now.toISOString(),
+      endedAt: formatInstant(fixture.now),
     });
 
     const open = fixture.openIds.length;
@@ -74,7 +75,7 @@ describe('status', () => {
       .filter((c) => fixture.openIds.includes(c.id))
       .map((c) => new Date(c.started_at).getTime())
       .sort((a, b) => a - b)[0]!;
-    expect(s.openConversations.oldestStartedAt).toBe(new Date(oldestOpen).toISOString());
+    expect(s.openConversations.oldestStartedAt).toBe(formatInstant(new Date(oldestOpen)));
 
     expect(s.errors.total).toBe(4);
     expect(s.errors.recent).toEqual([
@@ -83,10 +84,10 @@ describe('status', () => {
         httpStatus: 500,
         count: 3,
         conversations: 3,
-        lastAt: fixture.errors[2]!.occurredAt.toISOString(),
+        lastAt: formatInstant(fixture.errors[2]!.occurredAt),
         lastMessage: 'upstream error 2',
       },
-      { stage: 'list', httpStatus: 429, count: 1, conversations: 0, lastAt: fixture.errors[3]!.occurredAt.toISOString(), lastMessage: 'rate limited' },
+      { stage: 'list', httpStatus: 429, count: 1, conversations: 0, lastAt: formatInstant(fixture.errors[3]!.occurredAt), lastMessage: 'rate limited' },
     ]);
   });
 
@@ -94,8 +95,8 @@ describe('status', () => {
     const res = await runCli(['status', '--db', dbPath]);
     expect(res.code).toBe(0);
     const text = res.stdout;
-    expect(text).toMatch(/^watermark\s+2026-11-06 12:00:00Z/m);
-    expect(text).toMatch(/^\s+2\s+2026-11-06 11:58:00Z\s+2m00s\s+errors\s+150\s+145\s+4\s/m);
+    expect(text).toMatch(/^watermark\s+2026-11-06T12:00:00Z /m);
+    expect(text).toMatch(/^\s+2\s+2026-11-06T11:58:00Z\s+2m00s\s+errors\s+150\s+145\s+4\s/m);
     expect(text).toMatch(/^\s+conversations\s+150$/m);
     expect(text).toMatch(/^\s+transcript_turns\s+[\d,]+$/m);
     expect(text).toContain(`listed 150, stored 144 (96.0%), missing 5, invalid 1, failing 3`);

@@ -6,9 +6,9 @@ function thousands(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** An instant as status.ts read it: already in the one format every output prints. */
 function shortTime(isoText: string | null): string {
-  if (!isoText) return '-';
-  return isoText.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return isoText || '-';
 }
 
 function duration(sec: number | null): string {
@@ -31,7 +31,7 @@ function bytes(n: number): string {
   return `${v.toFixed(1)} ${units[i]}`;
 }
 
-/** e.g. `listing gap: 1 conversation missing in 2026-11-01 00:00:00Z … 2026-11-02 00:00:00Z (run 7); …` */
+/** e.g. `listing gap: 1 conversation missing in 2026-11-01T00:00:00Z … 2026-11-02T00:00:00Z (run 7); …` */
 function describeListingGap(g: ListingGapStatus): string {
   const what = `${thousands(g.missing)} conversation${g.missing === 1 ? '' : 's'} missing`;
   const where = `${g.from === null ? 'the beginning' : shortTime(g.from)} … ${shortTime(g.to)}`;

@@ -14,6 +14,7 @@ import {
   openListingGaps,
   type ListingGap,
 } from '../store/state.js';
+import { formatInstant, isoUtcSql } from '../shared/time.js';
 import { withReadOnlyDatabase, type ReadOptions } from './read.js';
 
 export interface RunStatus {
@@ -104,9 +105,14 @@ export interface StatusOptions extends ReadOptions {
   now?: () => Date;
 }
 
+/** `expr` (a TIMESTAMPTZ) printed by DuckDB as every text output prints an instant, AS `name`. */
+function text(expr: string, name = `${expr}_text`): string {
+  return `${isoUtcSql(expr)} AS ${name}`;
+}
+
 function iso(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return formatInstant(value);
   return String(value);
 }
 
@@ -134,7 +140,8 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
   const listingGaps = gapsByRun(await openListingGaps(db), watermark);
 
   const runRows = await db.all(
-    `SELECT run_id, started_at, ended_at, status, space, window_from, window_to, requests, throttled, retries,
+    `SELECT run_id, ${text('started_at')}, ${text('ended_at')}, status, space, ${text('window_from')}, ${text('window_to')},
+            requests, throttled, retries,
             conversations_listed, details_fetched, errors, message,
             date_diff('millisecond', started_at, coalesce(ended_at, ?::TIMESTAMPTZ)) / 1000.0 AS duration_sec
      FROM sync_runs ORDER BY run_id DESC LIMIT ?`,
@@ -145,14 +152,14 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
     const running = r.status === 'running';
     return {
       runId: num(r.run_id),
-      startedAt: iso(r.started_at) ?? '',
-      endedAt: iso(r.ended_at),
+      startedAt: iso(r.started_at_text) ?? '',
+      endedAt: iso(r.ended_at_text),
       status: String(r.status),
       // Only the newest run can still be going, and only while a sync holds the lock.
       stale: running && (sync === null || num(r.run_id) !== newestRunId),
       space: (r.space as string | null) ?? null,
-      windowFrom: iso(r.window_from),
-      windowTo: iso(r.window_to),
+      windowFrom: iso(r.window_from_text),
+      windowTo: iso(r.window_to_text),
       durationSec: r.ended_at === null && !running ? null : Math.round(num(r.duration_sec) * 10) / 10,
       requests: num(r.requests),
       throttled: num(r.throttled),
@@ -184,19 +191,19 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
   const stored = num(d.stored);
 
   const open = (await db.one(
-    `SELECT count(*)::BIGINT AS n, min(started_at) AS oldest,
+    `SELECT count(*)::BIGINT AS n, ${text('min(started_at)', 'oldest')},
             count(*) FILTER (WHERE started_at < ?::TIMESTAMPTZ - INTERVAL 24 HOUR)::BIGINT AS old
      FROM conversations WHERE NOT coalesce(is_final, false)`,
     [now.toISOString()],
   )) ?? {};
-  const newest = await db.one(`SELECT max(started_at) AS newest FROM conversations`);
+  const newest = await db.one(`SELECT ${text('max(started_at)', 'newest')} FROM conversations`);
 
   const oldestRunShown = runs.length > 0 ? Math.min(...runs.map((r) => r.runId)) : null;
   const groups = oldestRunShown === null
     ? []
     : await db.all(
         `SELECT stage, http_status, count(*)::BIGINT AS n, count(DISTINCT conversation_id)::BIGINT AS conversations,
-                max(occurred_at) AS last_at, arg_max(message, occurred_at) AS last_message
+                ${text('max(occurred_at)', 'last_at')}, arg_max(message, occurred_at) AS last_message
          FROM sync_errors WHERE run_id >= ?
          GROUP BY stage, http_status ORDER BY n DESC, stage, http_status NULLS LAST`,
         [oldestRunShown],
@@ -209,7 +216,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
       schemaVersion: schema ? Number(schema.value) : null,
     },
     syncRunning: sync,
-    watermark: watermark?.toISOString() ?? null,
+    watermark: watermark ? formatInstant(watermark) : null,
     listingGaps,
     runs,
     tables,
@@ -245,8 +252,8 @@ function gapsByRun(gaps: ListingGap[], watermark: Date | null): ListingGapStatus
     const span = combineShortWindows(own)!;
     return {
       runId,
-      from: span.fromMs === null ? null : new Date(span.fromMs).toISOString(),
-      to: new Date(span.toMs).toISOString(),
+      from: span.fromMs === null ? null : formatInstant(new Date(span.fromMs)),
+      to: formatInstant(new Date(span.toMs)),
       missing: span.counted - span.served,
       counted: span.counted,
       served: span.served,
