@@ -1,0 +1,386 @@
+// The scheduler recipes of docs/scheduling.md (and the README's cron line), taken from the docs as
+// users copy them, with only the placeholders replaced (host → the simulator, paths → temp folders,
+// key file → a temp file), then run once each the way their scheduler runs them. The "install" is
+// a bin folder with a `convoduck` link to the built CLI, which is what `npm install -g` leaves.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../src/simulator/index.js';
+import { CLI } from './support/cli.js';
+import { at, parseYaml, type Yaml } from './support/mini-yaml.js';
+import { scratch } from './support/scratch.js';
+import { expectStoreMatches } from './support/store-vs-simulator.js';
+import { parseUnit, runService, timeSpanMs, values } from './support/systemd-unit.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { simulator } = scratch('recipes', { seed: 61, conversations: 120, rateLimit: 100_000 });
+const HOST = 'https://<your-host>/api/v1';
+
+/** The fenced block right after `<!-- recipe:NAME -->`; the marker must appear exactly once. */
+function recipe(file: string, name: string): string {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const marker = `<!-- recipe:${name} -->`;
+  expect(text.split(marker), `${marker} in ${file}`).toHaveLength(2);
+  const m = new RegExp(`${marker}\\n\`\`\`[^\\n]*\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(text);
+  if (!m) throw new Error(`${marker} in ${file} is not followed by a fenced block`);
+  return m[1]! + '\n';
+}
+
+/** Replaces each placeholder, every one of which must be in the recipe. */
+function place(text: string, places: Record<string, string>): string {
+  for (const [from, to] of Object.entries(places)) {
+    expect(text, `placeholder ${from}`).toContain(from);
+    text = text.replaceAll(from, to);
+  }
+  return text;
+}
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A temp area: `bin` holds the installed `convoduck`, `home` the user's home, `key` the key file. */
+function machine(sim: Simulator): { root: string; bin: string; home: string; key: string } {
+  const root = mkdtempSync(join(tmpdir(), 'convoduck-recipes-'));
+  dirs.push(root);
+  const bin = join(root, 'bin');
+  const home = join(root, 'home');
+  mkdirSync(bin);
+  mkdirSync(home);
+  // npm install -g links the package's bin into PATH and makes its target executable.
+  chmodSync(CLI, 0o755);
+  symlinkSync(CLI, join(bin, 'convoduck'));
+  const key = join(root, 'key');
+  writeFileSync(key, `${sim.apiKey}\n`, { mode: 0o600 });
+  return { root, bin, home, key };
+}
+
+/** A detail whose body is unusable (a recorded error, not retried within the run), so that sync exits 1. */
+function breakOne(sim: Simulator): void {
+  const finished = sim.dataset.conversations.filter((c) => c.outcome !== null);
+  sim.breakConversation(finished[3]!.id, 'transcript_object');
+}
+
+function run(argv: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env: {}, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+interface Summary {
+  status: string;
+  exitCode: number;
+  error: string | null;
+}
+
+/** The JSON summaries in a sync's stdout (or a log of them), one per line. */
+function summaries(text: string): Summary[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Summary);
+}
+
+/** Every built-in report written as CSV into `dir`. */
+function expectReports(dir: string): void {
+  const expected = readdirSync(join(ROOT, 'sql'))
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => f.replace(/\.sql$/, '.csv'))
+    .sort();
+  expect(existsSync(dir), `${dir} exists`).toBe(true);
+  expect(readdirSync(dir).sort()).toEqual(expected);
+  for (const f of expected) expect(readFileSync(join(dir, f), 'utf8').split('\n')[0]!.length).toBeGreaterThan(0);
+}
+
+const storeOf = (sim: Simulator) => ({ conversations: sim.dataset.conversations, detail: (id: string) => sim.dataset.detail(id) });
+
+// ---------- what a recipe may say: only real commands and flags, never a key ----------
+
+const helpCache = new Map<string, string>();
+function help(...command: string[]): string {
+  const key = command.join(' ');
+  if (!helpCache.has(key)) {
+    const r = spawnSync(process.execPath, [CLI, ...command, '--help'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    helpCache.set(key, r.stdout);
+  }
+  return helpCache.get(key)!;
+}
+
+/** Every `convoduck …` invocation in the text uses a command and flags that its --help lists. */
+function expectDocumentedInvocations(text: string): number {
+  const commands = [...help().matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]!);
+  let seen = 0;
+  for (const segment of text.split(/&&|\|\||;|\||\n/)) {
+    const words = segment.trim().split(/\s+/);
+    const start = words.indexOf('convoduck');
+    if (start < 0) continue;
+    expect(start === 0 || /^-?\/usr\/bin\/env$/.test(words.slice(0, start).join(' ')), segment).toBe(true);
+    const command = words[start + 1]!;
+    expect(commands, `convoduck ${command}`).toContain(command);
+    const flags = new Set(help(command).match(/--[a-z][a-z-]*/g));
+    for (const word of words.slice(start + 2)) {
+      if (/^\d?>>?$/.test(word)) break;
+      if (word.startsWith('--')) expect([...flags], `${command} ${word}`).toContain(word);
+    }
+    seen++;
+  }
+  expect(text).not.toMatch(/\bnpx\b/);
+  expect(text).not.toMatch(/np_[A-Za-z0-9]/);
+  return seen;
+}
+
+// ---------- cron ----------
+
+function cronLine(): { schedule: string[]; command: string } {
+  const docs = recipe('docs/scheduling.md', 'cron');
+  expect(recipe('README.md', 'cron'), 'the README and docs/scheduling.md give the same cron line').toBe(docs);
+  const lines = docs.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  const m = /^((?:\S+\s+){5})(.*)$/.exec(lines[0]!)!;
+  const schedule = m[1]!.trim().split(/\s+/);
+  for (const field of schedule) expect(field).toMatch(/^(\*|\d+(-\d+)?(,\d+(-\d+)?)*)(\/\d+)?$/);
+  // cron turns an unescaped % into a newline
+  expect(m[2]).not.toContain('%');
+  return { schedule, command: m[2]! };
+}
+
+/** Runs the cron line's command as cron does: /bin/sh -c, in HOME, with cron's bare environment. */
+async function runCron(sim: Simulator, m: ReturnType<typeof machine>, work: string) {
+  const command = place(cronLine().command, { '/srv/convoduck': work, [HOST]: sim.baseUrl, '/etc/convoduck/key': m.key, '/usr/local/bin': m.bin });
+  const env = ['PATH=/usr/bin:/bin', `HOME=${m.home}`, 'SHELL=/bin/sh', 'LOGNAME=convoduck'];
+  return run(['/usr/bin/env', '-i', ...env, '/bin/sh', '-c', command], m.home);
+}
+
+describe('the cron line', () => {
+  it('uses only documented commands and flags, hourly', () => {
+    const { schedule, command } = cronLine();
+    expect(schedule).toEqual(['0', '*', '*', '*', '*']);
+    expect(expectDocumentedInvocations(command)).toBe(2);
+  });
+
+  it('syncs, writes a JSON summary line per run and every report, run after run', async () => {
+    const sim = await simulator();
+    const m = machine(sim);
+    const work = join(m.root, 'srv');
+    mkdirSync(work);
+    for (const runs of [1, 2]) {
+      const r = await runCron(sim, m, work);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const lines = summaries(readFileSync(join(work, 'sync.jsonl'), 'utf8'));
+      expect(lines).toHaveLength(runs);
+      expect(lines.at(-1)).toMatchObject({ status: 'ok', exitCode: 0, error: null });
+    }
+    await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
+    expectReports(join(work, 'reports'));
+    expect(readFileSync(join(work, 'sync.log'), 'utf8')).toMatch(/coverage: \d+ rows/);
+  }, 120_000);
+
+  it('still writes the reports when sync exits 1', async () => {
+    const sim = await simulator();
+    breakOne(sim);
+    const m = machine(sim);
+    const work = join(m.root, 'srv');
+    mkdirSync(work);
+    const r = await runCron(sim, m, work);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(summaries(readFileSync(join(work, 'sync.jsonl'), 'utf8'))).toEqual([expect.objectContaining({ status: 'errors', exitCode: 1 })]);
+    expectReports(join(work, 'reports'));
+  }, 120_000);
+});
+
+// ---------- systemd ----------
+
+const serviceText = () => recipe('docs/scheduling.md', 'systemd-service');
+const timerText = () => recipe('docs/scheduling.md', 'systemd-timer');
+
+function service(sim: Simulator, m: ReturnType<typeof machine>) {
+  const text = place(serviceText(), { '/var/lib/convoduck': join(m.root, 'var/lib/convoduck'), [HOST]: sim.baseUrl, '/etc/convoduck/key': m.key, '/usr/local/bin': m.bin });
+  const options = { stateRoot: join(m.root, 'var/lib'), credentialsDir: join(m.root, 'credentials'), home: m.home };
+  return { unit: parseUnit(text), options, state: join(m.root, 'var/lib/convoduck') };
+}
+
+describe('the systemd service and timer', () => {
+  it('are a convoduck.service and a convoduck.timer that systemd-analyze accepts', () => {
+    expect(serviceText()).toMatch(/^# \/etc\/systemd\/system\/convoduck\.service\n/);
+    expect(timerText()).toMatch(/^# \/etc\/systemd\/system\/convoduck\.timer\n/);
+    const timer = parseUnit(timerText());
+    expect(values(timer, 'Timer', 'OnCalendar')).toEqual(['hourly']);
+    expect(values(timer, 'Timer', 'Persistent')).toEqual(['true']);
+    expect(values(timer, 'Install', 'WantedBy')).toEqual(['timers.target']);
+    const unit = parseUnit(serviceText());
+    expect(values(unit, 'Service', 'Type')).toEqual(['oneshot']);
+    // The key comes as a credential, never in the unit; the stop timeout outlasts convoduck's 3 s.
+    expect(values(unit, 'Service', 'Environment').join(' ')).not.toMatch(/API_KEY/);
+    expect(timeSpanMs(values(unit, 'Service', 'TimeoutStopSec').at(-1)!)).toBeGreaterThan(3_000);
+    expect(expectDocumentedInvocations(values(unit, 'Service', 'ExecStart').join('\n'))).toBe(2);
+
+    // Skipped only where the binary is missing: this image has it.
+    const which = spawnSync('which', ['systemd-analyze'], { encoding: 'utf8' });
+    if (which.status !== 0) return;
+    const dir = mkdtempSync(join(tmpdir(), 'convoduck-units-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'convoduck.service'), serviceText());
+    writeFileSync(join(dir, 'convoduck.timer'), timerText());
+    const r = spawnSync('systemd-analyze', ['verify', join(dir, 'convoduck.service'), join(dir, 'convoduck.timer')], { encoding: 'utf8' });
+    expect({ status: r.status, out: r.stdout + r.stderr }).toEqual({ status: 0, out: '' });
+  });
+
+  it('syncs, then writes every report, with the key from LoadCredential=', async () => {
+    const sim = await simulator();
+    const m = machine(sim);
+    const { unit, options, state } = service(sim, m);
+    const { result, steps } = await runService(unit, options).done;
+    expect(steps.map((s) => s.code), steps.map((s) => s.stderr).join('\n')).toEqual([0, 0]);
+    expect(result).toBe('success');
+    expect(summaries(steps[0]!.stdout)).toEqual([expect.objectContaining({ status: 'ok', exitCode: 0 })]);
+    await expectStoreMatches(join(state, 'convoduck.duckdb'), storeOf(sim));
+    expectReports(join(state, 'reports'));
+  }, 120_000);
+
+  it('still writes the reports when sync exits 1', async () => {
+    const sim = await simulator();
+    breakOne(sim);
+    const m = machine(sim);
+    const { unit, options, state } = service(sim, m);
+    const { steps } = await runService(unit, options).done;
+    expect(steps.map((s) => [s.line.argv[2], s.code])).toEqual([
+      ['sync', 1],
+      ['report', 0],
+    ]);
+    expect(summaries(steps[0]!.stdout)).toEqual([expect.objectContaining({ status: 'errors', exitCode: 1 })]);
+    expectReports(join(state, 'reports'));
+  }, 120_000);
+
+  it('systemctl stop: the sync exits 130 before TimeoutStopSec= would SIGKILL it, and no report starts', async () => {
+    const sim = await simulator({ rateLimit: 60 });
+    const m = machine(sim);
+    const { unit, options } = service(sim, m);
+    const running = runService(unit, options);
+    const deadline = Date.now() + 30_000;
+    while (sim.requestLog.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(sim.requestLog.length).toBeGreaterThanOrEqual(5);
+    running.stop();
+    const { steps } = await running.done;
+    expect(steps.map((s) => [s.line.argv[2], s.code, s.signal])).toEqual([['sync', 130, null]]);
+    expect(summaries(steps[0]!.stdout)).toEqual([expect.objectContaining({ status: 'interrupted', exitCode: 130 })]);
+  }, 60_000);
+});
+
+// ---------- GitHub Actions and GitLab CI ----------
+
+const asMap = (y: Yaml | undefined): Record<string, Yaml> => (y && typeof y === 'object' && !Array.isArray(y) ? y : {});
+const asList = (y: Yaml | undefined): Yaml[] => (Array.isArray(y) ? y : []);
+const INSTALL = 'npm ci && npm install -g .';
+
+/** Runs one shell step with the CI's bare environment plus the given variables. */
+function ciShell(shell: string[], script: string, m: ReturnType<typeof machine>, vars: Record<string, string>, cwd: string) {
+  const env = { PATH: `${m.bin}:/usr/bin:/bin`, HOME: m.home, ...vars };
+  return run(['/usr/bin/env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...shell, script], cwd);
+}
+
+describe('the GitHub Actions workflow', () => {
+  const workflow = () => parseYaml(recipe('docs/scheduling.md', 'github-actions'));
+  const steps = () => asList(at(workflow(), 'jobs', 'sync', 'steps')).map(asMap);
+
+  it('runs hourly, takes the key from secrets, keeps the database and uploads the reports', () => {
+    const text = recipe('docs/scheduling.md', 'github-actions');
+    expect(String(at(workflow(), 'on', 'schedule', 0, 'cron'))).toMatch(/^\d+ \* \* \* \*$/);
+    const all = steps();
+    const index = (p: (s: Record<string, Yaml>) => boolean) => all.findIndex(p);
+    const sync = index((s) => /convoduck sync/.test(String(s.run)));
+    const restore = index((s) => String(s.uses).startsWith('actions/cache/restore@'));
+    const save = index((s) => String(s.uses).startsWith('actions/cache/save@'));
+    const upload = index((s) => String(s.uses).startsWith('actions/upload-artifact@'));
+    expect([restore < sync, sync < save, sync < upload, all[index((s) => s.run === INSTALL)] !== undefined]).toEqual([true, true, true, true]);
+    // The database the cache keeps is the one sync and report use by default (./convoduck.duckdb).
+    expect([at(all[restore]!, 'with', 'path'), at(all[save]!, 'with', 'path')]).toEqual(['convoduck.duckdb', 'convoduck.duckdb']);
+    expect(all[save]!.if).toBe('${{ always() }}');
+    expect(String(at(all[upload]!, 'with', 'path')).split('\n')).toEqual(expect.arrayContaining(['sync.json', 'reports/']));
+    expect(at(all[sync]!, 'env', 'CONVODUCK_API_KEY')).toBe('${{ secrets.CONVODUCK_API_KEY }}');
+    expect(text.match(/CONVODUCK_API_KEY/g)).toHaveLength(2);
+    expect(expectDocumentedInvocations(all.map((s) => String(s.run ?? '')).join('\n'))).toBe(2);
+  });
+
+  /** The run: steps in order as the runner does (bash -eo pipefail; if: decides after a failure). */
+  async function runWorkflow(sim: Simulator, m: ReturnType<typeof machine>, work: string) {
+    const expr = (v: string) => {
+      const out = v.replace(/\$\{\{\s*secrets\.CONVODUCK_API_KEY\s*\}\}/g, sim.apiKey).replace(/\$\{\{\s*vars\.CONVODUCK_BASE_URL\s*\}\}/g, sim.baseUrl);
+      expect(out).not.toContain('${{');
+      return out;
+    };
+    const jobEnv = Object.fromEntries(Object.entries(asMap(at(workflow(), 'jobs', 'sync', 'env'))).map(([k, v]) => [k, expr(String(v))]));
+    const ran: { name: string; code: number | null; stdout: string }[] = [];
+    let failed = false;
+    for (const step of steps()) {
+      if (step.uses !== undefined || step.run === INSTALL) continue;
+      const condition = step.if === undefined ? 'success' : String(step.if);
+      expect(['success', '${{ !cancelled() }}', '${{ always() }}']).toContain(condition);
+      if (condition === 'success' && failed) continue;
+      const env = { ...jobEnv, ...Object.fromEntries(Object.entries(asMap(step.env)).map(([k, v]) => [k, expr(String(v))])) };
+      const r = await ciShell(['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'], String(step.run), m, env, work);
+      ran.push({ name: String(step.name), code: r.code, stdout: r.stdout });
+      if (r.code !== 0) failed = true;
+    }
+    return ran;
+  }
+
+  it.each([false, true])('runs sync and reports (a sync that exits 1: %s)', async (broken) => {
+    const sim = await simulator();
+    if (broken) breakOne(sim);
+    const m = machine(sim);
+    const work = join(m.root, 'workspace');
+    mkdirSync(work);
+    const ran = await runWorkflow(sim, m, work);
+    expect(ran.map((s) => [s.name, s.code])).toEqual([
+      ['sync', broken ? 1 : 0],
+      ['reports', 0],
+    ]);
+    expect(summaries(readFileSync(join(work, 'sync.json'), 'utf8'))).toEqual([expect.objectContaining({ status: broken ? 'errors' : 'ok' })]);
+    if (!broken) await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
+    expectReports(join(work, 'reports'));
+  }, 120_000);
+});
+
+describe('the GitLab CI job', () => {
+  const job = () => asMap(at(parseYaml(recipe('docs/scheduling.md', 'gitlab-ci')), 'convoduck'));
+
+  it('runs on a schedule, keeps the database, uploads the reports, and has no key in it', () => {
+    const j = job();
+    expect(String(at(j, 'rules', 0, 'if'))).toBe('$CI_PIPELINE_SOURCE == "schedule"');
+    expect(Object.keys(asMap(j.variables))).toEqual(['CONVODUCK_BASE_URL']);
+    expect([at(j, 'cache', 'paths'), at(j, 'cache', 'when')]).toEqual([['convoduck.duckdb'], 'always']);
+    expect(at(j, 'artifacts', 'when')).toBe('always');
+    expect(at(j, 'artifacts', 'paths')).toEqual(expect.arrayContaining(['sync.json', 'reports/']));
+    expect(asList(j.script)[0]).toBe(INSTALL);
+    expect(expectDocumentedInvocations(asList(j.script).join('\n'))).toBe(2);
+  });
+
+  it.each([false, true])('runs sync and reports and fails as the sync did (a sync that exits 1: %s)', async (broken) => {
+    const sim = await simulator();
+    if (broken) breakOne(sim);
+    const m = machine(sim);
+    const work = join(m.root, 'project');
+    mkdirSync(work);
+    const j = job();
+    // The script's lines run in one shell with errexit; the key comes from the project's CI/CD variables.
+    const script = asList(j.script).slice(1).join('\n');
+    const vars: Record<string, string> = { ...Object.fromEntries(Object.entries(asMap(j.variables)).map(([k, v]) => [k, String(v) === HOST ? sim.baseUrl : String(v)])), CONVODUCK_API_KEY: sim.apiKey, CI_PIPELINE_SOURCE: 'schedule' };
+    expect(vars.CONVODUCK_BASE_URL).toBe(sim.baseUrl);
+    const r = await ciShell(['bash', '-eo', 'pipefail', '-c'], script, m, vars, work);
+    expect(r.code, r.stdout).toBe(broken ? 1 : 0);
+    expect(summaries(readFileSync(join(work, 'sync.json'), 'utf8'))).toEqual([expect.objectContaining({ status: broken ? 'errors' : 'ok' })]);
+    if (!broken) await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
+    expectReports(join(work, 'reports'));
+  }, 120_000);
+});
