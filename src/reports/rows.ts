@@ -8,7 +8,7 @@ import { withReadOnlyDatabase } from '../exports/read.js';
 import { ConvoduckError, QueryError } from '../shared/errors.js';
 import { pick } from './bound.js';
 import { loadReports, type ReportDefinition } from './catalog.js';
-import { outputSelectList } from './format.js';
+import { outputSelectList, quoteLiteral } from './format.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters, type ResolvedParams } from './params.js';
 import { resolveParams } from './resolve.js';
 import { describeReport, selectReports } from './runner.js';
@@ -57,6 +57,8 @@ export async function withReportReader<T>(
       async read(params, names) {
         const reports = selectReports(all, names);
         const values = bindValues(params);
+        // as the runner does: a TIMESTAMP without zone (local time in --tz) is read in --tz
+        await db.connection.run(`SET TimeZone = ${quoteLiteral(params.tz)}`);
         await createSharedRelations(db.connection, shared, values);
         const result = new Map<string, ReportRows>();
         for (const report of reports) result.set(report.name, await readReport(db.connection, report, values));

@@ -16,6 +16,7 @@ import { busyNotice } from '../../exports/read.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';
+import { reportHtml } from './report-html.js';
 
 interface ReportFlags {
   list?: boolean;
@@ -32,6 +33,7 @@ interface ReportFlags {
   raw?: boolean;
   excel?: boolean;
   wait: string;
+  html?: boolean;
 }
 
 export function registerReport(program: Command): void {
@@ -53,6 +55,7 @@ export function registerReport(program: Command): void {
     .option('--min-sample <n>', `agent_leaderboard: flag agents with fewer conversations (default ${DEFAULT_MIN_SAMPLE})`)
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
     .option('--excel', 'CSV: add a UTF-8 byte-order mark and use CRLF line ends')
+    .option('--html', 'write one self-contained page, report.html, with KPI tiles, charts and tables instead')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .addHelpText(
       'after',
@@ -68,25 +71,32 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
       const format = parseChoice('--format', flags.format, OUTPUT_FORMATS) as OutputFormat;
       const outDir = resolve(flags.out);
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+      const filters = {
+        from: flags.from === undefined ? null : parseReportTime('--from', flags.from, now),
+        to: flags.to === undefined ? null : parseReportTime('--to', flags.to, now),
+        agents: flags.agent ?? [],
+        channel: flags.channel === undefined ? null : parseChoice('--channel', flags.channel, KNOWN_CHANNELS),
+        tz: flags.tz,
+        earlySeconds:
+          flags.earlySeconds === undefined ? undefined : parsePositiveInt('--early-seconds', flags.earlySeconds),
+        minSample: flags.minSample === undefined ? undefined : parsePositiveInt('--min-sample', flags.minSample),
+      };
+      const onWait = () => process.stderr.write(busyNotice(flags.wait));
+      const dbPath = resolveDbPath(flags.db);
+      if (flags.html) {
+        await reportHtml({ names, dbPath, outDir, filters, now, lockTimeoutMs, onWait });
+        return;
+      }
       await runReports({
-        dbPath: resolveDbPath(flags.db),
+        dbPath,
         names,
         outDir,
         format,
         raw: flags.raw ?? false,
         excel: flags.excel ?? false,
-        filters: {
-          from: flags.from === undefined ? null : parseReportTime('--from', flags.from, now),
-          to: flags.to === undefined ? null : parseReportTime('--to', flags.to, now),
-          agents: flags.agent ?? [],
-          channel: flags.channel === undefined ? null : parseChoice('--channel', flags.channel, KNOWN_CHANNELS),
-          tz: flags.tz,
-          earlySeconds:
-            flags.earlySeconds === undefined ? undefined : parsePositiveInt('--early-seconds', flags.earlySeconds),
-          minSample: flags.minSample === undefined ? undefined : parsePositiveInt('--min-sample', flags.minSample),
-        },
+        filters,
         lockTimeoutMs,
-        onWait: () => process.stderr.write(busyNotice(flags.wait)),
+        onWait,
         onReport: (r) => {
           const rel = relative(process.cwd(), r.path);
           const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : r.path;

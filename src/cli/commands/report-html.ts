@@ -1,0 +1,40 @@
+// `convoduck report --html`: the page instead of one file per report (src/reports/html).
+
+import { isAbsolute, relative } from 'node:path';
+import type { ReportFilters } from '../../reports/index.js';
+import { writeHtmlReport } from '../../reports/html/index.js';
+import { UsageError } from '../errors.js';
+
+export interface HtmlCommandOptions {
+  names: readonly string[];
+  dbPath: string;
+  outDir: string;
+  filters: ReportFilters;
+  now: Date;
+  lockTimeoutMs: number;
+  onWait: () => void;
+}
+
+/** A path as the user will type it: relative to the current folder when inside it. */
+export function shownPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+export async function reportHtml(options: HtmlCommandOptions): Promise<void> {
+  if (options.names.length > 0) {
+    throw new UsageError(
+      `--html writes one page from the reports it needs: leave out the report names (${options.names.join(', ')}), or drop --html`,
+    );
+  }
+  const result = await writeHtmlReport({
+    dbPath: options.dbPath,
+    outDir: options.outDir,
+    filters: options.filters,
+    now: options.now,
+    lockTimeoutMs: options.lockTimeoutMs,
+    onWait: options.onWait,
+  });
+  const what = result.conversations === 0 ? 'no conversations in this period' : `${result.conversations} conversations`;
+  process.stderr.write(`report.html: ${what} → ${shownPath(result.path)}\n`);
+}

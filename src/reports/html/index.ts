@@ -1,0 +1,140 @@
+// `report --html`: one self-contained page built from the same SQL reports the CSVs come from.
+// The reports are read once for the period (and `summary` once more for the period before), the
+// charts drawn from their rows, and the page written to a temporary name and renamed.
+
+import { accessSync, constants, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidInputError } from '../../shared/errors.js';
+import { createOutputDir } from '../../shared/output-dir.js';
+import type { ReportFilters } from '../params.js';
+import { withReportReader, type ReportReaderOptions, type ReportRows } from '../rows.js';
+import {
+  MAX_AGENTS,
+  durationValues,
+  endingValues,
+  toolFailureValues,
+  topAgents,
+  trendValues,
+  volumeValues,
+  weekdayHourValues,
+} from './chart-data.js';
+import { renderChart } from './charts.js';
+import { num, tiles } from './kpis.js';
+import { renderPage } from './page.js';
+import { period as periodOf } from './period.js';
+
+export const PAGE_FILE = 'report.html';
+
+/** The reports the page is built from. */
+export const PAGE_REPORTS = [
+  'summary',
+  'coverage',
+  'outcomes',
+  'containment_trend',
+  'transfer_nodes',
+  'drop_off',
+  'tool_failures',
+  'tool_failure_log',
+  'agent_leaderboard',
+  'hourly_volume',
+  'duration_histogram',
+] as const;
+
+export interface HtmlReportOptions extends ReportReaderOptions {
+  /** folder the page goes to (created if missing) */
+  outDir: string;
+  filters?: ReportFilters;
+  /** the end of a period without --to, and what relative --from values were resolved against */
+  now?: Date;
+  /** where the chart specs are; default the package's sql/charts/ */
+  chartDir?: string;
+}
+
+export interface HtmlReportResult {
+  path: string;
+  conversations: number;
+  bytes: number;
+}
+
+export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlReportResult> {
+  const now = options.now ?? new Date();
+  const filters = options.filters ?? {};
+  const path = join(options.outDir, PAGE_FILE);
+  createOutputDir(options.outDir);
+  try {
+    accessSync(options.outDir, constants.W_OK);
+  } catch (err) {
+    throw unwritable(path, err);
+  }
+
+  const read = await withReportReader(options, async (reader) => {
+    const params = await reader.resolve(filters);
+    const tables = await reader.read(params, PAGE_REPORTS);
+    const summary = tables.get('summary')!.rows[0]!;
+    const first = typeof summary.first_started_at === 'string' ? summary.first_started_at : null;
+    const period = periodOf(filters, params, first, now);
+    let previous = null;
+    if (period.previous) {
+      const before = await reader.read(await reader.resolve(period.previous), ['summary']);
+      previous = before.get('summary')!.rows[0]!;
+    }
+    return { params, tables, summary, period, previous };
+  });
+
+  const { tables, summary, period, params } = read;
+  const t = (name: (typeof PAGE_REPORTS)[number]): ReportRows => tables.get(name)!;
+  const agents = topAgents(t('agent_leaderboard'));
+  const agentCount = t('agent_leaderboard').rows.length;
+  const agentNote = agentCount > MAX_AGENTS ? `Shows the ${MAX_AGENTS} agents with most conversations, of ${agentCount}.` : undefined;
+  const vars = {
+    bucket: period.bucket,
+    bucket_title: period.bucket === 'week' ? 'week (from Monday)' : 'day',
+    tz: period.tz,
+  };
+  const conversations = num(summary.conversations) ?? 0;
+  const specs =
+    conversations === 0
+      ? []
+      : [
+          { name: 'volume', values: volumeValues(t('outcomes'), period.bucket) },
+          { name: 'agent_trend', values: trendValues(t('outcomes'), t('containment_trend'), period.bucket, agents), note: agentNote },
+          { name: 'endings', values: endingValues(t('transfer_nodes'), t('drop_off'), agents), note: agentNote },
+          { name: 'tool_failures', values: toolFailureValues(t('tool_failures')) },
+          { name: 'durations', values: durationValues(t('duration_histogram')) },
+          { name: 'weekday_hour', values: weekdayHourValues(t('hourly_volume')) },
+        ];
+  const charts = [];
+  for (const spec of specs) {
+    charts.push({ ...(await renderChart(spec.name, spec.values, vars, options.chartDir)), note: spec.note });
+  }
+
+  const html = renderPage({
+    period,
+    agents: params.agents,
+    channel: params.channel,
+    summary,
+    coverage: t('coverage'),
+    tiles: tiles(summary, read.previous),
+    charts,
+    leaderboard: t('agent_leaderboard'),
+    failureLog: t('tool_failure_log'),
+    minSample: params.minSample,
+    generatedAt: now,
+  });
+
+  // A reader never sees half a page, and a failure leaves the previous page in place.
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, html);
+    renameSync(temporary, path);
+  } catch (err) {
+    rmSync(temporary, { force: true });
+    throw unwritable(path, err);
+  }
+  return { path, conversations, bytes: Buffer.byteLength(html) };
+}
+
+function unwritable(path: string, err: unknown): InvalidInputError {
+  const code = (err as NodeJS.ErrnoException).code ?? 'error';
+  return new InvalidInputError(`cannot write ${path} (${code}): pass --out with a folder you can write`);
+}

@@ -1,0 +1,218 @@
+// The page: one HTML file with its style inline and its charts as inline SVG, so it opens from
+// disk, a mail attachment or a CI artifact with nothing fetched. No script. Every figure carries
+// the CSV's value in data-value, beside the text people read.
+
+import type { ReportRows, Row } from '../rows.js';
+import { agentLabel } from './chart-data.js';
+import type { RenderedChart } from './charts.js';
+import { count, dateTime, duration, percent, span } from './human.js';
+import { num, type Tile } from './kpis.js';
+import type { Period } from './period.js';
+import { PAGE_STYLE } from './style.js';
+
+/** The most recent failed tool calls listed in the table. */
+export const RECENT_FAILURES = 20;
+
+export interface PageInput {
+  period: Period;
+  /** the filters as the command line gave them, for the header */
+  agents: readonly string[] | null;
+  channel: string | null;
+  summary: Row;
+  coverage: ReportRows;
+  tiles: Tile[];
+  charts: (RenderedChart & { note?: string })[];
+  leaderboard: ReportRows;
+  failureLog: ReportRows;
+  minSample: number;
+  generatedAt: Date;
+}
+
+export function esc(value: unknown): string {
+  return String(value ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** The exact figure as an attribute: the CSV's text for it (empty for NULL). */
+function dataValue(value: unknown): string {
+  return `data-value="${value === null || value === undefined ? '' : esc(value)}"`;
+}
+
+export function renderPage(input: PageInput): string {
+  const conversations = num(input.summary.conversations) ?? 0;
+  const body =
+    conversations === 0
+      ? `<p class="nothing" data-empty="true">No conversations in this period${filterText(input) ? ' with these filters' : ''}.</p>`
+      : [tilesSection(input.tiles), coverageNote(input.coverage), chartsSection(input.charts), leaderboardSection(input), failuresSection(input)].join('\n');
+  const space = input.summary.space ? ` · ${esc(input.summary.space)}` : '';
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="convoduck report --html">
+<title>Conversations report${space} · ${esc(periodText(input.period))}</title>
+<style>${PAGE_STYLE}</style>
+</head>
+<body>
+<header>
+<h1>Conversations report${space}</h1>
+${headerLines(input)}
+</header>
+<main>
+${body}
+</main>
+<footer>
+<p>Every figure on this page comes from the SQL reports in <code>sql/</code>, run with the same filters:
+<code>convoduck report</code> writes the same numbers as CSV. Tiles: <code>summary</code>, compared with
+<code>summary</code> over the period before${input.period.previous ? '' : ' (none: the period starts at the first conversation)'}.
+Written ${esc(dateTime(input.generatedAt, input.period.tz))} (${esc(input.period.tz)}).</p>
+</footer>
+</body>
+</html>
+`;
+}
+
+function periodText(period: Period): string {
+  const start = period.start ? dateTime(period.start, period.tz) : 'the first conversation';
+  return `${start} – ${dateTime(period.end, period.tz)}`;
+}
+
+function filterText(input: PageInput): string {
+  const parts: string[] = [];
+  if (input.agents && input.agents.length > 0) parts.push(`agent ${input.agents.join(', ')}`);
+  if (input.channel) parts.push(`channel ${input.channel}`);
+  return parts.join('; ');
+}
+
+function headerLines(input: PageInput): string {
+  const p = input.period;
+  const length = p.start ? ` · ${span(p.start, p.end)}` : '';
+  const from = p.from ? '' : ' (from the first stored conversation)';
+  const lines = [
+    `<p class="period" data-from="${esc(p.start?.toISOString() ?? '')}" data-to="${esc(p.end.toISOString())}">` +
+      `<strong>Period:</strong> ${esc(periodText(p))} (${esc(p.tz)})${length}${from}</p>`,
+  ];
+  const filters = filterText(input);
+  if (filters) lines.push(`<p class="filters"><strong>Only:</strong> ${esc(filters)}</p>`);
+  const synced = input.summary.last_sync_ended_at;
+  lines.push(
+    typeof synced === 'string'
+      ? `<p class="synced" ${dataValue(synced)}><strong>Data synced:</strong> ${esc(dateTime(new Date(synced), p.tz))}` +
+          ` (last sync: ${esc(input.summary.last_sync_status)})</p>`
+      : `<p class="synced" data-value=""><strong>Data synced:</strong> no finished sync recorded</p>`,
+  );
+  return lines.join('\n');
+}
+
+/** The warning when some conversations' details are not (fully) stored: from `coverage`. */
+function coverageNote(coverage: ReportRows): string {
+  const sum = (column: string) => coverage.rows.reduce((n, r) => n + (num(r[column]) ?? 0), 0);
+  const missing = sum('details_missing');
+  const invalid = sum('details_invalid');
+  const inProgress = sum('details_in_progress');
+  const total = missing + invalid + inProgress;
+  if (total === 0) return '';
+  const parts = [
+    missing > 0 ? `${count(missing)} not fetched yet` : '',
+    invalid > 0 ? `${count(invalid)} unusable` : '',
+    inProgress > 0 ? `${count(inProgress)} fetched while still running` : '',
+  ].filter(Boolean);
+  return `<div class="warning" role="note" data-incomplete="${total}" data-missing="${missing}" data-invalid="${invalid}" data-in-progress="${inProgress}">
+<strong>Coverage:</strong> ${count(total)} ${total === 1 ? 'conversation has' : 'conversations have'} no complete detail (${parts.join(', ')}).
+Node and tool figures leave them out until the next <code>convoduck sync</code> fetches them; the <code>coverage</code> report has them per day.</div>`;
+}
+
+function tilesSection(tiles: Tile[]): string {
+  const items = tiles.map((t) => {
+    const arrow = t.direction === 'up' ? '▲ ' : t.direction === 'down' ? '▼ ' : '';
+    const word = t.judgement === 'neutral' ? '' : ` <span class="word">(${t.judgement})</span>`;
+    return `<div class="tile" data-kpi="${esc(t.column)}" ${dataValue(t.value)} data-previous="${t.previous === undefined || t.previous === null ? '' : esc(t.previous)}">
+<div class="label">${esc(t.label)}</div>
+<div class="figure">${esc(t.display)}</div>
+<div class="note">${esc(t.note)}</div>
+<div class="change ${t.judgement}">${arrow}${esc(t.change)}${word}</div>
+</div>`;
+  });
+  return `<section class="tiles" aria-label="Key figures">\n${items.join('\n')}\n</section>`;
+}
+
+function chartsSection(charts: PageInput['charts']): string {
+  const figures = charts.map((c) => {
+    const note = c.note ? ` ${esc(c.note)}` : '';
+    const content = c.svg ?? `<p class="empty">${esc(c.meta.empty)}</p>`;
+    return `<figure class="chart" data-chart="${esc(c.name)}" data-reports="${esc(c.meta.reports.join(' '))}">
+<h2>${esc(c.meta.title)}</h2>
+<p class="hint">${esc(c.meta.hint)}${note}</p>
+<div class="drawing">${content}</div>
+<figcaption>From the report${c.meta.reports.length === 1 ? '' : 's'} ${c.meta.reports.map((r) => `<code>${esc(r)}</code>`).join(' and ')}.</figcaption>
+</figure>`;
+  });
+  return `<section class="charts">\n${figures.join('\n')}\n</section>`;
+}
+
+interface Column {
+  name: string;
+  title: string;
+  show: (row: Row) => string;
+  numeric?: boolean;
+}
+
+function table(id: string, columns: Column[], rows: Row[], rowClass: (row: Row) => string = () => ''): string {
+  const head = columns.map((c) => `<th scope="col"${c.numeric ? ' class="num"' : ''}>${esc(c.title)}</th>`).join('');
+  const body = rows.map((row) => {
+    const cls = rowClass(row);
+    const cells = columns.map(
+      (c) => `<td data-col="${esc(c.name)}" ${dataValue(row[c.name])}${c.numeric ? ' class="num"' : ''}>${c.show(row)}</td>`,
+    );
+    return `<tr${cls ? ` class="${cls}"` : ''}>${cells.join('')}</tr>`;
+  });
+  return `<table data-table="${esc(id)}"><thead><tr>${head}</tr></thead><tbody>\n${body.join('\n')}\n</tbody></table>`;
+}
+
+const rate = (column: string) => (row: Row) => esc(percent(num(row[column])));
+
+function leaderboardSection(input: PageInput): string {
+  const columns: Column[] = [
+    { name: 'agent_name', title: 'Agent', show: (r) => esc(agentLabel(r)) + (r.small_sample === true ? ' <span class="badge">small sample</span>' : '') },
+    { name: 'conversations', title: 'Conversations', show: (r) => esc(count(num(r.conversations))), numeric: true },
+    { name: 'completion_rate', title: 'Contained', show: rate('completion_rate'), numeric: true },
+    { name: 'transfer_rate', title: 'Transferred', show: rate('transfer_rate'), numeric: true },
+    { name: 'hang_up_rate', title: 'Hung up', show: rate('hang_up_rate'), numeric: true },
+    { name: 'early_hangup_rate', title: 'Early hang-ups', show: rate('early_hangup_rate'), numeric: true },
+    { name: 'median_duration_sec', title: 'Median duration', show: (r) => esc(duration(num(r.median_duration_sec))), numeric: true },
+    { name: 'tool_failure_rate', title: 'Tool calls failing', show: rate('tool_failure_rate'), numeric: true },
+  ];
+  return `<section class="table" data-report="agent_leaderboard">
+<h2>Agents, best contained first</h2>
+<p class="hint">Rates are over ended conversations. Agents marked <span class="badge">small sample</span> had fewer than ${input.minSample} conversations: one conversation moves their rates a lot, so they come last. From the report <code>agent_leaderboard</code>.</p>
+${table('agent_leaderboard', columns, input.leaderboard.rows, (r) => (r.small_sample === true ? 'small' : ''))}
+</section>`;
+}
+
+function failuresSection(input: PageInput): string {
+  const rows = input.failureLog.rows.slice(0, RECENT_FAILURES);
+  const tz = input.period.tz;
+  const columns: Column[] = [
+    { name: 'called_at', title: `When (${tz})`, show: (r) => (typeof r.called_at === 'string' ? esc(dateTime(new Date(r.called_at), tz)) : '—') },
+    { name: 'conversation_id', title: 'Conversation', show: (r) => `<code>${esc(r.conversation_id)}</code>` },
+    { name: 'agent_name', title: 'Agent', show: (r) => esc(agentLabel(r)) },
+    { name: 'tool_name', title: 'Tool', show: (r) => esc(r.tool_name ?? r.slug ?? '') },
+    { name: 'node_key', title: 'Node', show: (r) => esc(r.node_key ?? '') },
+    { name: 'status', title: 'Status', show: (r) => esc(r.status ?? '(none)') },
+  ];
+  const total = input.failureLog.rows.length;
+  const content =
+    rows.length === 0
+      ? '<p class="empty">No tool call failed in this period.</p>'
+      : table('tool_failure_log', columns, rows);
+  return `<section class="table" data-report="tool_failure_log">
+<h2>${rows.length === total ? 'Failed tool calls, newest first' : `The ${RECENT_FAILURES} most recent failed tool calls`}</h2>
+<p class="hint">${count(total)} failed ${total === 1 ? 'call' : 'calls'} in the period; look a conversation up with <code>convoduck query</code> by its id. From the report <code>tool_failure_log</code>.</p>
+${content}
+</section>`;
+}

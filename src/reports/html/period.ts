@@ -1,0 +1,64 @@
+// The period a page covers, the period of the same length just before it (what the tiles compare
+// with), and whether the charts count per day or per week.
+
+import type { ReportFilters, ResolvedParams } from '../params.js';
+
+export type Bucket = 'day' | 'week';
+
+/** Periods longer than this many days are charted per week. */
+export const WEEKLY_AFTER_DAYS = 62;
+
+const DAY_MS = 86_400_000;
+
+export interface Period {
+  /** --from and --to as bound (null when not given) */
+  from: Date | null;
+  to: Date | null;
+  /** what the header shows: --from, else the first conversation's start; --to, else now */
+  start: Date | null;
+  end: Date;
+  tz: string;
+  bucket: Bucket;
+  /** the same filters over the period just before; null without --from (the whole history is shown) */
+  previous: ReportFilters | null;
+}
+
+/**
+ * The period before: calendar days stay calendar days (--from 2026-11-09 --to 2026-11-16 compares
+ * with 2026-11-02 to 2026-11-09 in --tz, whatever a clock change did); any other bound moves back
+ * by the period's exact length, which ends at --to or now.
+ */
+export function previousFilters(filters: ReportFilters, params: ResolvedParams, now: Date): ReportFilters | null {
+  if (!params.from) return null;
+  const from = filters.from;
+  const to = filters.to;
+  if (from && to && 'localDate' in from && 'localDate' in to) {
+    const days = Math.round((Date.parse(to.localDate) - Date.parse(from.localDate)) / DAY_MS);
+    const start = new Date(Date.parse(from.localDate) - days * DAY_MS).toISOString().slice(0, 10);
+    return { ...filters, from: { localDate: start }, to: { localDate: from.localDate } };
+  }
+  const end = params.to ?? now;
+  const length = end.getTime() - params.from.getTime();
+  if (length <= 0) return null; // a --from after now: nothing before it has the same length
+  return { ...filters, from: { instant: new Date(params.from.getTime() - length) }, to: { instant: params.from } };
+}
+
+export function period(
+  filters: ReportFilters,
+  params: ResolvedParams,
+  firstStartedAt: string | null,
+  now: Date,
+): Period {
+  const start = params.from ?? (firstStartedAt ? new Date(firstStartedAt) : null);
+  const end = params.to ?? now;
+  const days = start ? (end.getTime() - start.getTime()) / DAY_MS : 0;
+  return {
+    from: params.from,
+    to: params.to,
+    start,
+    end,
+    tz: params.tz,
+    bucket: days > WEEKLY_AFTER_DAYS ? 'week' : 'day',
+    previous: previousFilters(filters, params, now),
+  };
+}
