@@ -1,11 +1,15 @@
-// Progress on stderr: a redrawn line on a terminal, a plain log line every few seconds
-// otherwise (cron and CI logs must stay readable).
+// Progress on stderr: a redrawn line on a terminal, a plain log line at least every 5 seconds
+// otherwise (cron and CI logs must stay readable, and a silent log looks like a hung job).
+// No colour is used, so NO_COLOR needs nothing here.
 
 import type { WaitReason } from '../api/rate-limiter.js';
 import type { SyncProgress } from '../crawler/sync.js';
 
-const LOG_EVERY_MS = 5_000;
+/** A log line is due this long after the last one; the sync reports every 250 ms, so no gap exceeds 5 s. */
+const LOG_EVERY_MS = 4_750;
 const REDRAW_EVERY_MS = 200;
+/** a wait of a second or two is the rate limit working; a longer one is said, with its reason */
+const SAY_WAIT_AFTER_MS = 2_000;
 
 export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): {
   update: (p: SyncProgress) => void;
@@ -22,38 +26,92 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): {
       lastPhase = p.phase;
       if (!phaseChanged && now - last < (tty ? REDRAW_EVERY_MS : LOG_EVERY_MS)) return;
       last = now;
-      const line = describe(p, now);
       if (tty) {
-        stream.write(`\r\x1b[2K${fit(line, stream.columns)}`);
+        // erase the row, then a line one column short of the width: the cursor never wraps
+        stream.write(`\r\x1b[2K${fitParts(describeParts(p, true), (stream.columns || 80) - 1)}`);
         drawn = true;
       } else if (p.phase !== 'done') {
-        stream.write(`${new Date(now).toISOString()} ${line}\n`);
+        stream.write(`${new Date(now).toISOString()} ${describe(p)}\n`);
       }
     },
     finish() {
       if (tty && drawn) stream.write('\r\x1b[2K');
+      drawn = false;
     },
   };
 }
 
-export function describe(p: SyncProgress, now: number): string {
-  const minutes = Math.max((now - p.startedAt.getTime()) / 60_000, 1 / 60);
-  const rpm = Math.round(p.requests / minutes);
-  const parts = [`${p.phase}`];
-  parts.push(`listed ${p.listed}${p.listTotal !== null ? `/${p.listTotal}` : ''}`);
+/** One part of the progress line; on a terminal, parts with the highest `drop` go first when it is too wide. */
+export interface LinePart {
+  text: string;
+  /** joined to the previous part with a space rather than ' · ' */
+  attach?: boolean;
+  drop?: number;
+}
+
+/** The full progress line (log files). */
+export function describe(p: SyncProgress): string {
+  return joinParts(describeParts(p, false));
+}
+
+export function describeParts(p: SyncProgress, short: boolean): LinePart[] {
+  // the details phase is named by its count: "details 15/60", not "details · details 15/60"
+  const parts: LinePart[] = p.phase === 'details' ? [] : [{ text: p.phase }];
+  if (p.phase === 'listing' && p.window) {
+    parts.push({ text: `window ${p.window.from ?? 'beginning'}..${p.window.to}`, attach: true, drop: 5 });
+  }
   if (p.phase === 'details' || p.detailsTotal > 0) {
-    parts.push(`details ${p.detailsDone}/${p.detailsTotal}${bar(p.detailsDone, p.detailsTotal)}`);
+    parts.push({ text: `details ${p.detailsDone}/${p.detailsTotal}` });
+    if (p.detailsTotal > 0) parts.push({ text: bar(p.detailsDone, p.detailsTotal), attach: true, drop: 4 });
   }
-  parts.push(`${p.requests} requests (${rpm}/min)`);
-  if (p.throttled > 0) parts.push(`${p.throttled} throttled`);
-  if (p.errors > 0) parts.push(`${p.errors} errors`);
-  if (p.phase === 'details' && p.detailsDone > 0 && p.detailsTotal > p.detailsDone) {
-    const perMinute = p.detailsDone / minutes;
-    parts.push(`ETA ${formatDuration(((p.detailsTotal - p.detailsDone) / perMinute) * 60)}`);
+  const listed = { text: `listed ${p.listed}${p.listTotal !== null ? `/${p.listTotal}` : ''}` };
+  parts.push(p.phase === 'details' ? { ...listed, drop: 3 } : listed);
+  parts.push({ text: `${p.requests} requests`, drop: 1 });
+  const rate = ratePerMinute(p.rate);
+  parts.push({ text: `${rate.sent}/min` });
+  parts.push({ text: `(budget ${rate.budget}/min)`, attach: true, drop: 2 });
+  if (p.throttled > 0) parts.push({ text: `${p.throttled} throttled`, drop: 1 });
+  if (p.errors > 0) parts.push({ text: `${p.errors} errors` });
+  const eta = etaSeconds(p);
+  if (eta !== null && p.phase !== 'done') {
+    parts.push({ text: `${p.phase === 'listing' ? 'listing ETA' : 'ETA'} ${formatDuration(eta)}` });
   }
-  // A wait of a second or two is the rate limit working; a longer one is said, with its reason.
-  if (p.waiting && p.waiting.ms >= 2_000) parts.push(`waiting ${formatDuration(p.waiting.ms / 1000)}: ${WAIT_REASONS[p.waiting.reason]}`);
-  return parts.join(' · ');
+  if (p.waiting && p.waiting.forMs >= SAY_WAIT_AFTER_MS) {
+    const next = p.waiting.nextInMs !== null && p.waiting.nextInMs >= 1_000 ? `; next request in ${formatDuration(p.waiting.nextInMs / 1000)}` : '';
+    const why = short ? SHORT_WAIT_REASONS[p.waiting.reason] : WAIT_REASONS[p.waiting.reason];
+    parts.push({ text: `waiting ${formatDuration(p.waiting.forMs / 1000)}: ${why}${short ? '' : next}` });
+  }
+  return parts;
+}
+
+/**
+ * Requests per minute as the server counts them: our sends in its last window, scaled to a minute
+ * when the window is not one; and the budget (what the limiter allows per window) on the same scale.
+ */
+export function ratePerMinute(rate: SyncProgress['rate']): { sent: number; budget: number } {
+  const scale = 60_000 / rate.windowMs;
+  return { sent: Math.round(rate.inWindow * scale), budget: Math.round(rate.budget * scale) };
+}
+
+/**
+ * Seconds until the requests still to send are sent, at the budget: the window's free slots go at
+ * once; the next one when the limiter says (our oldest send leaving the window), and the rest at
+ * the budget per window; a Retry-After pause still running comes first. Null when what is left is
+ * not known; Infinity while the budget is 0 (another client holds the whole key).
+ */
+export function etaSeconds(p: Pick<SyncProgress, 'requestsLeft' | 'rate' | 'waiting'>): number | null {
+  const left = p.requestsLeft;
+  if (left === null) return null;
+  if (left <= 0) return 0;
+  const { inWindow, budget, windowMs } = p.rate;
+  if (budget <= 0) return Infinity;
+  const reason = p.waiting?.reason;
+  const known = p.waiting?.nextInMs ?? 0;
+  const paused = reason === 'retry-after' ? known : 0;
+  const free = Math.max(0, budget - inWindow);
+  if (left <= free) return paused / 1000;
+  const nextSlot = reason === 'own-window' || reason === 'refill' ? known : 0;
+  return (paused + nextSlot + ((left - free - 1) / budget) * windowMs) / 1000;
 }
 
 const WAIT_REASONS: Record<WaitReason, string> = {
@@ -65,17 +123,79 @@ const WAIT_REASONS: Record<WaitReason, string> = {
   spacing: 'spacing requests',
 };
 
-/** A line cut to the terminal's width, so that redrawing it never wraps. */
-function fit(line: string, columns: number | undefined): string {
-  if (!columns || columns < 10 || line.length < columns) return line;
-  return `${line.slice(0, columns - 2)}…`;
+const SHORT_WAIT_REASONS: Record<WaitReason, string> = {
+  'retry-after': 'server said 429',
+  'own-window': 'budget spent',
+  'other-client': 'another client',
+  refill: 'server refill',
+  'first-response': 'first response',
+  spacing: 'spacing',
+};
+
+export function joinParts(parts: readonly LinePart[]): string {
+  return parts.map((part, i) => (i === 0 ? part.text : `${part.attach ? ' ' : ' · '}${part.text}`)).join('');
+}
+
+/**
+ * The parts as one line of at most `width` columns: the most droppable parts go first, then the
+ * line is cut with '…'.
+ */
+export function fitParts(parts: readonly LinePart[], width: number): string {
+  let kept = [...parts];
+  let line = joinParts(kept);
+  while (columnsOf(line) > width) {
+    const worst = Math.max(...kept.map((p) => p.drop ?? 0));
+    if (worst <= 0) break;
+    kept = kept.filter((p) => (p.drop ?? 0) !== worst);
+    line = joinParts(kept);
+  }
+  return cut(line, width);
+}
+
+/** `line` cut to `width` columns, ending in '…' when cut. */
+export function cut(line: string, width: number): string {
+  if (columnsOf(line) <= width) return line;
+  if (width <= 0) return '';
+  let out = '';
+  let used = 0;
+  for (const ch of line) {
+    const w = charColumns(ch);
+    if (used + w > width - 1) break;
+    out += ch;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+/** Terminal columns of a line: one per character ('·', '…', '’' included), none for combining marks, two for wide ones. */
+export function columnsOf(text: string): number {
+  let n = 0;
+  for (const ch of text) n += charColumns(ch);
+  return n;
+}
+
+function charColumns(ch: string): number {
+  const c = ch.codePointAt(0)!;
+  if (c < 0x20 || (c >= 0x7f && c < 0xa0)) return 0;
+  if ((c >= 0x300 && c <= 0x36f) || c === 0x200b || c === 0x200d || (c >= 0xfe00 && c <= 0xfe0f)) return 0;
+  const wide =
+    (c >= 0x1100 && c <= 0x115f) ||
+    (c >= 0x2e80 && c <= 0xa4cf) ||
+    (c >= 0xac00 && c <= 0xd7a3) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xfe30 && c <= 0xfe4f) ||
+    (c >= 0xff00 && c <= 0xff60) ||
+    (c >= 0xffe0 && c <= 0xffe6) ||
+    (c >= 0x1f300 && c <= 0x1faff) ||
+    (c >= 0x20000 && c <= 0x3fffd);
+  return wide ? 2 : 1;
 }
 
 function bar(done: number, total: number): string {
   if (total === 0) return '';
   const width = 20;
-  const filled = Math.round((done / total) * width);
-  return ` [${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  const filled = Math.min(width, Math.round((done / total) * width));
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
 }
 
 export function formatDuration(seconds: number): string {

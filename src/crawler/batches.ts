@@ -21,24 +21,44 @@ export interface BatchOptions<T, R> {
 export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>): Promise<void> {
   let batch: R[] = [];
   let lastFlush = Date.now();
+  // Writes go one after another, each after the one before it (the writer serialises them anyway).
   let flushing: Promise<void> = Promise.resolve();
+  let failed: { err: unknown } | null = null;
+  let timer: NodeJS.Timeout | undefined;
   const flush = (): Promise<void> => {
+    clearTimeout(timer);
+    timer = undefined;
     const taken = batch;
     batch = [];
     lastFlush = Date.now();
-    flushing = o.flush(taken);
+    flushing = flushing.then(() => o.flush(taken));
     return flushing;
+  };
+  // A result waits at most flushIntervalMs for its commit, also when no other result follows it
+  // (every worker waiting for rate-limit budget): a timer flushes the batch then.
+  const arm = (): void => {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      if (batch.length > 0) flush().catch((err: unknown) => (failed ??= { err }));
+    }, o.flushIntervalMs);
   };
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < items.length && !o.stopped()) {
+    while (next < items.length && !o.stopped() && failed === null) {
       const result = await o.work(items[next++]!);
-      if (result !== null) batch.push(result);
+      if (result !== null) {
+        batch.push(result);
+        arm();
+      }
       o.done?.(result);
       if (batch.length >= o.batchSize || Date.now() - lastFlush >= o.flushIntervalMs) await flush();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(o.concurrency, items.length) }, worker));
-  await flushing;
-  if (batch.length > 0 || o.mustFlush?.()) await flush();
+  try {
+    await Promise.all(Array.from({ length: Math.min(o.concurrency, items.length) }, worker));
+    await flushing;
+    if (batch.length > 0 || o.mustFlush?.()) await flush();
+  } finally {
+    clearTimeout(timer);
+  }
 }

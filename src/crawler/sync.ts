@@ -2,12 +2,12 @@
 // missing. Progress is committed page by page and batch by batch, so a run killed at any
 // point resumes where the database says it stopped.
 
-import type { WaitReason } from '../api/rate-limiter.js';
+import type { RateLimiterStats, WaitReason } from '../api/rate-limiter.js';
 import { ApiClient, AuthError, NotFoundError, ApiError } from '../api/client.js';
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
 import { countMissingDetails, DEFAULT_OVERLAP_MS, describeShortWindow, getWatermark, pendingDetailIds, setWatermark, type TimeWindow } from '../store/state.js';
-import { finishRun, recordErrors, saveDetails, saveDimensions, saveListPage, startRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../store/writes.js';
+import { finishRun, recordErrors, saveDetails, saveDimensions, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../store/writes.js';
 import { inBatches } from './batches.js';
 import { acquireSyncLock } from './lock.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
@@ -57,8 +57,17 @@ export interface SyncProgress {
   throttled: number;
   errors: number;
   startedAt: Date;
-  /** nothing can be sent right now: why, and for how long as far as known */
-  waiting: { reason: WaitReason; ms: number } | null;
+  /** the run's listing window (ISO; from null: the beginning of history), once planned */
+  window: { from: string | null; to: string } | null;
+  /** the rate limit as the limiter sees it now: our sends in its window, and its budget per window */
+  rate: { inWindow: number; budget: number; windowMs: number };
+  /** requests still to send for what is known to be left (list pages, then details); null when unknown */
+  requestsLeft: number | null;
+  /**
+   * nothing can be sent right now: why, how long since our last send, and when the next may go
+   * when the limiter knows (own window, Retry-After, refill)
+   */
+  waiting: { reason: WaitReason; forMs: number; nextInMs: number | null } | null;
 }
 
 export type SyncStatus = 'ok' | 'errors' | 'interrupted';
@@ -114,8 +123,9 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   });
   try {
     const run = new SyncRun(options, client);
-    // Progress also while nothing arrives (a wait for the rate limit): no minute passes in silence.
-    const ticker = options.onProgress ? setInterval(() => run.tick(), 1_000) : undefined;
+    // Progress also while nothing arrives (a wait for the rate limit, the first response): the
+    // printer then logs at least every 5 s, and a terminal's wait counts up.
+    const ticker = options.onProgress ? setInterval(() => run.tick(), TICK_MS) : undefined;
     ticker?.unref();
     try {
       return await run.run();
@@ -127,6 +137,8 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
     lock.release();
   }
 }
+
+const TICK_MS = 250;
 
 class SyncRun {
   private readonly now: () => Date;
@@ -145,6 +157,12 @@ class SyncRun {
   private errorCount = 0;
   private phase: SyncPhase = 'dimensions';
   private fatal: unknown = null;
+  private window: SyncProgress['window'] = null;
+  /** the most a list page has held: the served page size, for the pages still to list */
+  private pageSize = 0;
+  /** the limiter's send count at the last report, and when it changed (how long a wait has lasted) */
+  private lastSent = -1;
+  private lastSendAt = 0;
 
   constructor(
     private readonly options: SyncOptions,
@@ -171,6 +189,7 @@ class SyncRun {
       return { window, runId };
     });
     this.runId = runId;
+    this.window = { from: window.from?.toISOString() ?? null, to: window.to.toISOString() };
 
     let status: SyncStatus = 'ok';
     let gap: ListingGapSummary | null = null;
@@ -187,7 +206,7 @@ class SyncRun {
       lister.seen.clear(); // 100,000 ids: memory the details phase does not need
       // The watermark moves only over a window that added up in full.
       if (complete && gap === null && window.advancesWatermark && !this.aborted) {
-        await this.writer.write((db) => setWatermark(db, window.to));
+        await this.commit((db) => setWatermark(db, window.to));
       }
       if (this.options.details?.kind !== 'none' && !this.aborted) {
         await this.fetchDetails();
@@ -276,9 +295,20 @@ class SyncRun {
     this.report();
   }
 
+  /** A write, with the run's counters in its sync_runs row (what `status` shows while the run goes on). */
+  private commit(work: (db: Database) => Promise<void>): Promise<void> {
+    return this.writer.write(async (db) => {
+      await work(db);
+      await updateRun(db, this.runId, this.counters());
+    });
+  }
+
   private report(): void {
+    if (!this.options.onProgress) return;
     const stats = this.client.stats;
-    this.options.onProgress?.({
+    const limiter = this.client.limiter.stats();
+    const now = Date.now();
+    this.options.onProgress({
       phase: this.phase,
       listed: this.listedCount,
       listTotal: this.lister?.total ?? this.listTotal,
@@ -288,17 +318,36 @@ class SyncRun {
       throttled: stats.throttled,
       errors: this.errorCount,
       startedAt: this.startedAt,
-      waiting: this.waiting(),
+      window: this.window,
+      rate: { inWindow: limiter.inWindow, budget: limiter.budget, windowMs: this.client.limiter.windowMs },
+      requestsLeft: this.requestsLeft(limiter.inFlight),
+      waiting: this.waiting(limiter, now),
     });
+  }
+
+  /** Requests still to send: the listing's pages not yet fetched, or the details not yet done (less those in flight). */
+  private requestsLeft(inFlight: number): number | null {
+    if (this.phase === 'details') return Math.max(0, this.detailsTotal - this.detailsDone - inFlight);
+    if (this.phase !== 'listing') return null;
+    const total = this.lister?.total ?? null;
+    if (total === null) return null;
+    const pages = Math.ceil(Math.max(0, total - this.listedCount) / (this.pageSize || MAX_PER_PAGE));
+    return Math.max(0, pages - inFlight);
   }
 
   tick(): void {
     if (this.phase !== 'done') this.report();
   }
 
-  private waiting(): SyncProgress['waiting'] {
-    const st = this.client.limiter.stats();
-    return st.waitingFor === null || st.waitingFor === 'spacing' ? null : { reason: st.waitingFor, ms: st.waitMs };
+  private waiting(st: RateLimiterStats, now: number): SyncProgress['waiting'] {
+    if (st.sent !== this.lastSent) {
+      this.lastSent = st.sent;
+      this.lastSendAt = now;
+    }
+    if (st.waitingFor === null || st.waitingFor === 'spacing') return null;
+    // other-client and first-response waits are re-checks and timeouts, not a known time
+    const known = st.waitingFor === 'own-window' || st.waitingFor === 'retry-after' || st.waitingFor === 'refill';
+    return { reason: st.waitingFor, forMs: now - this.lastSendAt, nextInMs: known ? st.waitMs : null };
   }
 
   private recordError(stage: string, conversationId: string | null, err: unknown): void {
@@ -323,7 +372,7 @@ class SyncRun {
       tools.push({ id: tool.id, body: JSON.stringify(tool) });
     }
     const fetchedAt = this.now();
-    await this.writer.write((db) => saveDimensions(db, this.space, fetchedAt, agents, tools));
+    await this.commit((db) => saveDimensions(db, this.space, fetchedAt, agents, tools));
   }
 
   /** Fetches one page of a window at the largest page size the API allows, and stores it. */
@@ -335,8 +384,9 @@ class SyncRun {
       `/spaces/${encodeURIComponent(this.space)}/conversations`,
       query,
     );
+    this.pageSize = Math.max(this.pageSize, response.data.length);
     const entries = response.data.map((c) => ({ id: c.id, body: JSON.stringify(c) }));
-    if (entries.length > 0) await this.writer.write((db) => saveListPage(db, this.space, listedAt, entries));
+    if (entries.length > 0) await this.commit((db) => saveListPage(db, this.space, listedAt, entries));
     return response;
   }
 

@@ -208,7 +208,8 @@ export async function startRun(
   return Number(row!.run_id);
 }
 
-async function updateRun(db: Database, runId: number, c: RunCounters): Promise<void> {
+/** The run's counters so far, into its sync_runs row. */
+export async function updateRun(db: Database, runId: number, c: RunCounters): Promise<void> {
   await db.run(
     `UPDATE sync_runs SET requests = ?, throttled = ?, retries = ?, conversations_listed = ?,
        details_fetched = ?, errors = ? WHERE run_id = ?`,
