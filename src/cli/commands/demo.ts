@@ -5,9 +5,13 @@ import { sync } from '../../crawler/sync.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { runQuery } from '../../exports/query.js';
 import { runReports } from '../../reports/index.js';
+import { writeHtmlReport } from '../../reports/html/index.js';
 import { startSimulator } from '../../simulator/index.js';
 import { parsePositiveInt } from '../parse.js';
 import { formatDuration, progressPrinter } from '../progress.js';
+
+/** The demo's report.html covers this many days (the simulator holds 28). */
+const DEMO_PAGE_DAYS = 14;
 
 const DIGEST: { title: string; sql: (reports: string) => string }[] = [
   {
@@ -32,11 +36,12 @@ const DIGEST: { title: string; sql: (reports: string) => string }[] = [
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .summary('the whole job end to end against the built-in simulator (sync, every report, a digest)')
+    .summary('the whole job end to end against the built-in simulator (sync, every report, report.html, a digest)')
     .description(
       'Start the API simulator on a loopback port, sync its conversations into demo/convoduck.duckdb,\n' +
-        'write every report to reports/, and print a digest with queries to try. Nothing keeps\n' +
-        'running afterwards; the demo database is replaced on every run.',
+        'write every report to reports/ and the page reports/report.html (the last 14 days), and\n' +
+        'print a digest with queries to try. Nothing keeps running afterwards; the demo database\n' +
+        'is replaced on every run.',
     )
     .option('--conversations <n>', 'how many conversations the simulator holds', '3000')
     .option('--seed <n>', 'simulator seed (same seed, same data)', '7')
@@ -57,6 +62,7 @@ export function registerDemo(program: Command): void {
       // A raised limit: the real API's 60 requests a minute would make the demo take an hour.
       const sim = await startSimulator({ seed, conversations, rateLimit: 100_000 });
       const err = process.stderr;
+      let page: { path: string } | undefined;
       try {
         err.write(`simulator: ${conversations} conversations at ${sim.baseUrl} (seed ${seed})\n`);
         const progress = progressPrinter();
@@ -69,6 +75,11 @@ export function registerDemo(program: Command): void {
         );
         const reports = await runReports({ dbPath, outDir });
         for (const r of reports) err.write(`report: ${relative(process.cwd(), r.path)} (${r.rows} rows)\n`);
+        // The page covers the second half of the simulated history, so its tiles have a period to compare with.
+        const now = sim.clock();
+        const from = new Date(now.getTime() - DEMO_PAGE_DAYS * 86_400_000);
+        page = await writeHtmlReport({ dbPath, outDir, now, filters: { from: { instant: from } } });
+        err.write(`report: ${relative(process.cwd(), page.path)} (last ${DEMO_PAGE_DAYS} days, compared with the ${DEMO_PAGE_DAYS} before)\n`);
       } finally {
         await sim.close();
       }
@@ -80,7 +91,8 @@ export function registerDemo(program: Command): void {
       }
       const db = relative(process.cwd(), dbPath);
       out.write(
-        `\nDone in ${formatDuration((Date.now() - started) / 1000)}. Reports: ${relative(process.cwd(), outDir) || '.'}/*.csv. Try:\n` +
+        `\nDone in ${formatDuration((Date.now() - started) / 1000)}. Reports: ${relative(process.cwd(), outDir) || '.'}/*.csv.\n` +
+          `Open ${relative(process.cwd(), page!.path)} in a browser: the last ${DEMO_PAGE_DAYS} days on one page. Try:\n` +
           `  npx convoduck query --db ${db} "SELECT outcome, count(*) AS n FROM conversations GROUP BY ALL ORDER BY n DESC"\n` +
           `  npx convoduck query --db ${db} "SELECT speaker, text FROM transcript_turns WHERE conversation_id = (SELECT id FROM conversations WHERE outcome = 'transferred' LIMIT 1) ORDER BY seq"\n` +
           `  npx convoduck query --db ${db} --format json "SELECT slug, status, count(*) AS calls FROM tool_calls GROUP BY ALL ORDER BY calls DESC LIMIT 5"\n`,
