@@ -22,7 +22,7 @@ export interface ReadAttempt {
   committed: boolean;
 }
 
-const LOCK_ERROR = /Could not set lock on file|Conflicting lock is held|is busy \(another process holds it\)/i;
+const LOCK_ERROR = /Could not set lock on file|Conflicting lock is held|stayed locked by another process/i;
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

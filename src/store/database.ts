@@ -5,6 +5,7 @@ import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node
 import { chmodSync, closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { DatabaseBusyError } from '../shared/errors.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 export type Row = Record<string, unknown>;
@@ -68,7 +69,8 @@ export class Database {
           continue;
         }
         if (LOCK_ERROR.test(message)) {
-          throw new StoreError(`database ${path} is busy (another process holds it): try again shortly`);
+          // transient, not a usage error: the caller's next run gets in (exit 1)
+          throw new DatabaseBusyError(`database ${path} stayed locked by another process: try again shortly`);
         }
         throw new StoreError(`cannot open database ${path}: ${firstLine(message)}`);
       }
