@@ -333,16 +333,28 @@ describe('query and report while another process holds the file', () => {
     });
   }
 
-  it('waits for the lock and then succeeds', async () => {
-    const { released } = await holdDatabase(2000);
-    const started = Date.now();
-    const res = await runCli(['query', '--db', dbPath, '--format', 'csv', 'SELECT count(*) AS n FROM conversations']);
-    const waited = Date.now() - started;
+  /** Runs the CLI while the file is held, and lets go only once it says it waits (a slow start cannot miss the lock). */
+  async function runWhileHeld(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const { released, release } = await holdDatabase(60_000);
+    const run = startCli(args);
+    let seen = '';
+    await new Promise<void>((resolve) => {
+      run.child.stderr!.on('data', (d: Buffer) => {
+        seen += d.toString();
+        if (seen.includes('waiting up to')) resolve();
+      });
+      void run.done.then(() => resolve());
+    });
+    release();
     await released;
-    expect(res.code).toBe(0);
+    return run.done;
+  }
+
+  it('waits for the lock and then succeeds', async () => {
+    const res = await runWhileHeld(['query', '--db', dbPath, '--format', 'csv', 'SELECT count(*) AS n FROM conversations']);
+    expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toBe('n\n150\n');
     expect(res.stderr).toMatch(/another process holds the database.*waiting up to 30s/);
-    expect(waited).toBeGreaterThan(1000);
   });
 
   it('gives up after --wait with a clear one-line message (exit 1)', async () => {
@@ -358,15 +370,10 @@ describe('query and report while another process holds the file', () => {
 
   it('report waits for the lock the same way and then writes its files', async () => {
     const out = join(dir, 'reports-after-wait');
-    const { released } = await holdDatabase(2000);
-    const started = Date.now();
-    const res = await runCli(['report', 'outcomes', '--db', dbPath, '--out', out]);
-    const waited = Date.now() - started;
-    await released;
+    const res = await runWhileHeld(['report', 'outcomes', '--db', dbPath, '--out', out]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toMatch(/^convoduck: another process holds the database.*waiting up to 30s…\noutcomes: \d+ rows → /);
     expect(readFileSync(join(out, 'outcomes.csv'), 'utf8')).toMatch(/^day,/);
-    expect(waited).toBeGreaterThan(1000);
   });
 
   it('report gives up after --wait with the same one-line message as query (exit 1), writing nothing', async () => {
