@@ -54,6 +54,7 @@ export function describe(p: SyncProgress): string {
   return joinParts(describeParts(p, false));
 }
 
+/** The line's parts; `short` for a terminal (a bar, brief reasons), otherwise for a log. */
 export function describeParts(p: SyncProgress, short: boolean): LinePart[] {
   // the details phase is named by its count: "details 15/60", not "details · details 15/60"
   const parts: LinePart[] = p.phase === 'details' ? [] : [{ text: p.phase }];
@@ -62,7 +63,8 @@ export function describeParts(p: SyncProgress, short: boolean): LinePart[] {
   }
   if (p.phase === 'details' || p.detailsTotal > 0) {
     parts.push({ text: `details ${p.detailsDone}/${p.detailsTotal}` });
-    if (p.detailsTotal > 0) parts.push({ text: bar(p.detailsDone, p.detailsTotal), attach: true, drop: 4 });
+    // a bar only on a terminal: in a log it is noise beside the count
+    if (short && p.detailsTotal > 0) parts.push({ text: bar(p.detailsDone, p.detailsTotal), attach: true, drop: 4 });
   }
   const listed = { text: `listed ${p.listed}${p.listTotal !== null ? `/${p.listTotal}` : ''}` };
   parts.push(p.phase === 'details' ? { ...listed, drop: 3 } : listed);
