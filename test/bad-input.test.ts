@@ -80,6 +80,23 @@ const cases: Case[] = [
   { name: 'a zero --max-rpm', args: () => ['sync', '--max-rpm', '0'], env: api, error: /--max-rpm "0" must be a whole number above 0/ },
   { name: 'a negative --max-rpm', args: () => ['sync', '--max-rpm', '-5'], env: api, error: /--max-rpm|option/ },
   { name: 'bad --details', args: () => ['sync', '--details', 'failed;drop'], env: api, error: /--details/ },
+  {
+    name: 'an outcome --details does not know',
+    args: () => ['sync', '--details', 'bogus'],
+    env: api,
+    error: /^convoduck: --details "bogus" must be all, none, or outcomes to fetch first from completed, transferred, hung_up, failed \(e\.g\. failed,transferred\)$/,
+  },
+  { name: 'one unknown outcome among known ones', args: () => ['sync', '--details', 'failed,transfered'], env: api, error: /--details "failed,transfered" must be/ },
+  {
+    name: 'a report --agent the database does not know',
+    args: () => ['report', '--db', db, '--agent', 'no-such-agent', '--out', join(dir, 'r')],
+    error: /^convoduck: --agent "no-such-agent" is not an agent in the database: list the agents with convoduck query "SELECT id, name FROM agents ORDER BY name"$/,
+  },
+  {
+    name: 'a report --html --agent the database does not know',
+    args: () => ['report', '--html', '--db', db, '--agent', 'no-such-agent', '--out', join(dir, 'r')],
+    error: /--agent "no-such-agent" is not an agent in the database/,
+  },
   { name: 'the key as a flag', args: () => ['sync', '--api-key', 'np_flag_key'], env: api, error: /never taken as a flag/ },
   {
     name: 'an http:// URL off loopback',

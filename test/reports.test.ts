@@ -889,8 +889,19 @@ describe('report parameters', () => {
       for (const row of readCsv(join(out, `${name}.csv`)).rows) expect(agents, name).toContain(row.agent_id);
     }
 
-    const evil = await run('evil', { filters: { agents: ["x' OR 1=1 --"] } });
-    for (const r of evil.results) {
+    // An id the database does not know is refused by name (bound as a value, never pasted as SQL).
+    await expect(run('evil', { filters: { agents: ["x' OR 1=1 --", agents[0]!] } })).rejects.toThrow(
+      /^--agent "x' OR 1=1 --" is not an agent in the database: list the agents with convoduck query "SELECT id, name FROM agents/,
+    );
+    const evilOut = readdirSync(dir).filter((n) => n.startsWith('evil-'));
+    expect(evilOut).toHaveLength(1);
+    expect(readdirSync(join(dir, evilOut[0]!))).toEqual([]); // refused before any file was written
+
+    // A filter nothing matches: every report still writes its header.
+    const empty = await run('empty', {
+      filters: { from: parseReportTime('--from', '2020-01-01', NOW), to: parseReportTime('--to', '2020-01-02', NOW) },
+    });
+    for (const r of empty.results) {
       if (r.name === 'hourly_volume' || r.name === 'summary') {
         // the reports that always have rows: zeros when nothing matches
         expect(readCsv(r.path).rows.every((row) => row.conversations === '0')).toBe(true);

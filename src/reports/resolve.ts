@@ -1,7 +1,7 @@
 // The command's filters made bindable: the time zone's canonical name, and a calendar-day
 // --from/--to turned into the instant it starts in --tz (DuckDB's ICU does the zone arithmetic).
 
-import { VARCHAR, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { InvalidInputError } from '../shared/errors.js';
 import { DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, type ReportFilters, type ResolvedParams, type TimeBound } from './params.js';
 
@@ -32,6 +32,7 @@ export async function resolveParams(connection: DuckDBConnection, filters: Repor
     );
   }
   const agents = filters.agents && filters.agents.length > 0 ? [...new Set(filters.agents)] : null;
+  if (agents) await checkAgents(connection, agents);
   return {
     from,
     to,
@@ -41,6 +42,27 @@ export async function resolveParams(connection: DuckDBConnection, filters: Repor
     earlySeconds: filters.earlySeconds ?? DEFAULT_EARLY_SECONDS,
     minSample: filters.minSample ?? DEFAULT_MIN_SAMPLE,
   };
+}
+
+/**
+ * Every --agent must be an agent the database knows (in `agents`, or on a conversation): a
+ * mistyped id would otherwise give empty reports that look like a quiet period.
+ */
+async function checkAgents(connection: DuckDBConnection, agents: readonly string[]): Promise<void> {
+  const reader = await connection.runAndReadAll(
+    `SELECT id FROM agents WHERE id IN (SELECT unnest($ids))
+     UNION SELECT agent_id FROM conversations WHERE agent_id IN (SELECT unnest($ids))`,
+    { ids: listValue([...agents]) },
+    { ids: LIST(VARCHAR) },
+  );
+  const known = new Set(reader.getRowObjectsJS().map((r) => String(r.id)));
+  const unknown = agents.filter((a) => !known.has(a));
+  if (unknown.length === 0) return;
+  const which = unknown.map((a) => JSON.stringify(a)).join(', ');
+  throw new InvalidInputError(
+    `--agent ${which} ${unknown.length === 1 ? 'is not an agent' : 'are not agents'} in the database: ` +
+      `list the agents with convoduck query "SELECT id, name FROM agents ORDER BY name"`,
+  );
 }
 
 /** A calendar day becomes midnight in `tz` (DuckDB's ICU does the zone arithmetic). */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { KNOWN_OUTCOMES } from '../../api/types.js';
 import { parseDetailsMode } from '../../crawler/plan.js';
 import { resolveApiSettings, withApiOptions } from '../settings.js';
 import { countersOfFailedRun, sync, type ListingGapSummary, type SyncSummary } from '../../crawler/sync.js';
@@ -85,8 +86,13 @@ async function runSync(
 ): Promise<{ summary: SyncSummary; dbPath: string }> {
   const now = new Date();
   const details = parseDetailsMode(flags.details);
-  if (!details) {
-    throw new UsageError(`--details ${JSON.stringify(flags.details)} must be all, none, or outcomes such as failed,transferred`);
+  // The spec's outcome set is closed: a misspelt outcome would otherwise just prioritise nothing.
+  const unknown = details?.kind === 'first' ? details.outcomes.filter((o) => !(KNOWN_OUTCOMES as readonly string[]).includes(o)) : [];
+  if (!details || unknown.length > 0) {
+    throw new UsageError(
+      `--details ${JSON.stringify(flags.details)} must be all, none, or outcomes to fetch first from ` +
+        `${KNOWN_OUTCOMES.join(', ')} (e.g. failed,transferred)`,
+    );
   }
   const since = flags.since ? parseTimeArg('--since', flags.since, now) : undefined;
   const until = flags.until ? parseTimeArg('--until', flags.until, now) : undefined;
