@@ -92,6 +92,19 @@ describe('on a demo-like dataset (3,000 conversations over 28 days, synced from 
   }, 120_000);
 });
 
+describe('convoduck demo', () => {
+  it('also writes report.html (the last 14 days) and prints its path', async () => {
+    const cwd = mkdtempSync(join(dir, 'demo-cwd-'));
+    const demo = await runCli(['demo', '--conversations', '400', '--dir', 'db', '--out', 'out'], {}, cwd);
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.stderr).toMatch(/^report: out\/report\.html \(last 14 days, compared with the 14 before\)$/m);
+    expect(demo.stdout).toMatch(/^Open out\/report\.html in a browser/m);
+    const page = parsePage(readFileSync(join(cwd, 'out', 'report.html'), 'utf8'));
+    expect(page.empty).toBe(false);
+    expect(page.tiles.get('conversations')?.change).toMatch(/vs the period before/);
+  }, 120_000);
+});
+
 describe('on a hand-checked dataset (support/hand-dataset.ts)', () => {
   let db: string;
   const week = ['--from', '2026-11-09', '--to', '2026-11-16'];
