@@ -1,7 +1,7 @@
 // Reports as SQL files: sql/*.sql, discovered at run time, written by DuckDB's COPY; the
 // relations they read are SQL files too, in sql/shared/.
 
-export { defaultSqlDir, loadReports, type ReportDefinition } from './catalog.js';
+export { defaultSqlDir, loadCatalog, loadReports, type CustomReportDir, type ReportDefinition } from './catalog.js';
 export { OUTPUT_FORMATS, outputSelectList, type ColumnInfo, type OutputFormat } from './format.js';
 export {
   DEFAULT_EARLY_SECONDS,

@@ -10,7 +10,7 @@ import { withReadOnlyDatabase } from '../exports/read.js';
 import { ConvoduckError, InvalidInputError, QueryError } from '../shared/errors.js';
 import { createOutputDir } from '../shared/output-dir.js';
 import { pick, reportParameters, runBound } from './bound.js';
-import { loadReports, type ReportDefinition } from './catalog.js';
+import { loadCatalog, type CustomReportDir, type ReportDefinition } from './catalog.js';
 import { outputSelectList, quoteLiteral, type ColumnInfo, type OutputFormat } from './format.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
 import { resolveParams } from './resolve.js';
@@ -32,6 +32,8 @@ export interface RunReportsOptions {
   excel?: boolean;
   /** where the reports' `.sql` files are; default the package's sql/ */
   sqlDir?: string;
+  /** a folder of the user's own reports, run beside those of `sqlDir` */
+  customSqlDir?: CustomReportDir | null;
   /** where the shared relations' `.sql` files are; default the package's sql/shared/ */
   sharedSqlDir?: string;
   /** how long to wait, in all, for another process (a sync) to release the file (default 30 s) */
@@ -67,7 +69,7 @@ export function selectReports(all: readonly ReportDefinition[], names: readonly 
 export async function runReports(options: RunReportsOptions): Promise<ReportResult[]> {
   const format = options.format ?? 'csv';
   if (options.excel && format !== 'csv') throw new InvalidInputError('--excel only applies to --format csv');
-  const reports = selectReports(loadReports(options.sqlDir), options.names);
+  const reports = selectReports(loadCatalog(options.customSqlDir, options.sqlDir), options.names);
   const shared = loadSharedRelations(options.sharedSqlDir);
 
   const read = { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait };

@@ -1,4 +1,5 @@
-// `convoduck report [NAME…]`: runs the SQL reports in sql/ and writes one file per report.
+// `convoduck report [NAME…]`: runs the SQL reports in sql/ (and the user's --sql-dir) and writes
+// one file per report.
 
 import { Option, type Command } from 'commander';
 import { isAbsolute, relative, resolve } from 'node:path';
@@ -7,9 +8,10 @@ import {
   DEFAULT_EARLY_SECONDS,
   DEFAULT_MIN_SAMPLE,
   OUTPUT_FORMATS,
-  loadReports,
+  loadCatalog,
   parseReportTime,
   runReports,
+  type CustomReportDir,
   type OutputFormat,
 } from '../../reports/index.js';
 import { busyNotice } from '../../exports/read.js';
@@ -34,6 +36,7 @@ interface ReportFlags {
   excel?: boolean;
   wait: string;
   html?: boolean;
+  sqlDir?: string;
 }
 
 export function registerReport(program: Command): void {
@@ -46,6 +49,7 @@ export function registerReport(program: Command): void {
     .option('--out <dir>', 'folder for the files', 'reports')
     .addOption(new Option('--format <format>', 'file format').choices(OUTPUT_FORMATS).default('csv'))
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
+    .option('--sql-dir <dir>', 'also run the reports (.sql files) in this folder (default: $CONVODUCK_SQL_DIR)')
     .option('--from <time>', 'conversations started at or after: ISO date or date-time, 7d, 24h, yesterday… (a date is midnight in --tz)')
     .option('--to <time>', 'conversations started before (exclusive); same forms as --from')
     .option('--agent <id>', 'only this agent (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
@@ -60,11 +64,16 @@ export function registerReport(program: Command): void {
     .addHelpText(
       'after',
       `
+Your own reports: put NAME.sql files (one SELECT, header as in sql/*.sql) in a folder and pass
+--sql-dir DIR or set CONVODUCK_SQL_DIR; they run beside the built-in reports and may read the
+shared relations (filtered_conversations, ...). A name already taken by a built-in report is refused.
+
 Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than --wait, 2 bad usage.`,
     )
     .action(async (names: string[], flags: ReportFlags) => {
+      const customSqlDir = customReportDir(flags.sqlDir);
       if (flags.list) {
-        listReports();
+        listReports(customSqlDir);
         return;
       }
       const now = new Date();
@@ -84,6 +93,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
       const onWait = () => process.stderr.write(busyNotice(flags.wait));
       const dbPath = resolveDbPath(flags.db);
       if (flags.html) {
+        loadCatalog(customSqlDir); // the page uses built-in reports only, but a broken folder is still an error
         await reportHtml({ names, dbPath, outDir, filters, now, lockTimeoutMs, onWait });
         return;
       }
@@ -95,6 +105,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         raw: flags.raw ?? false,
         excel: flags.excel ?? false,
         filters,
+        customSqlDir,
         lockTimeoutMs,
         onWait,
         onReport: (r) => {
@@ -106,8 +117,17 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
     });
 }
 
-function listReports(): void {
-  const reports = loadReports();
+/** `--sql-dir`, else CONVODUCK_SQL_DIR (an empty value is unset), else none. */
+function customReportDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): CustomReportDir | null {
+  if (flag !== undefined) return { dir: flag, source: '--sql-dir' };
+  const fromEnv = env.CONVODUCK_SQL_DIR;
+  return fromEnv ? { dir: fromEnv, source: 'CONVODUCK_SQL_DIR' } : null;
+}
+
+function listReports(custom: CustomReportDir | null): void {
+  const reports = loadCatalog(custom);
   const width = Math.max(0, ...reports.map((r) => r.name.length));
-  for (const r of reports) process.stdout.write(`${r.name.padEnd(width)}  ${r.title}\n`);
+  for (const r of reports) {
+    process.stdout.write(`${r.name.padEnd(width)}  ${r.title}${r.custom ? `  (${r.file})` : ''}\n`);
+  }
 }
