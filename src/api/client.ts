@@ -83,6 +83,12 @@ export class ApiClient extends HttpClient {
     for await (const page of this.listPages<T>(path, query)) yield* page.data;
   }
 
+  /** One agent with behavior and workflow: the parsed body (`{data: …}`) and the raw text the store keeps. */
+  async getAgent(space: string, id: string): Promise<{ json: unknown; text: string }> {
+    const { json, text } = await this.get(`/spaces/${encodeURIComponent(space)}/agents/${encodeURIComponent(id)}`);
+    return { json, text };
+  }
+
   /** One conversation in full: the parsed body (`{data: …}`) and the raw text the store keeps. */
   async getConversation(space: string, id: string): Promise<{ json: unknown; text: string }> {
     const { json, text } = await this.get(

@@ -4,6 +4,7 @@
 
 import type { Database, Params } from './database.js';
 import { DETAIL_IS_FINAL } from './schema.js';
+import { deriveSpaceConfig } from './space-config.js';
 
 /**
  * Which conversations to derive: those with the given ids (a page or batch), or all of them.
@@ -131,11 +132,12 @@ export async function deriveChildRows(db: Database, scope: Scope, replace: boole
   );
 }
 
-/** Re-derives everything derived from the raw bodies (public tables and is_final), in one transaction. */
+/** Re-derives everything derived from the raw bodies (public tables, agent history and is_final), in one transaction. */
 export async function rebuild(db: Database): Promise<void> {
   await db.transaction(async () => {
     await db.run(`UPDATE raw_conversations SET is_final = ${DETAIL_IS_FINAL}`);
     await deriveConversationRows(db, 'all');
     await deriveChildRows(db, 'all', true);
+    await deriveSpaceConfig(db);
   });
 }

@@ -2,7 +2,7 @@
 // added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -11,7 +11,10 @@ export const PUBLIC_TABLES = [
   'tool_calls',
   'node_visits',
   'agents',
+  'agent_versions',
+  'workflow_nodes',
   'tools',
+  'connections',
   'sync_runs',
   'sync_errors',
 ] as const;
@@ -22,10 +25,31 @@ export const DERIVED_CONVERSATION_TABLES = ['conversations', 'transcript_turns',
 /** A detail body (JSON column `body`) shows a finished conversation: it has ended_at and outcome. */
 export const DETAIL_IS_FINAL = `((body->>'$.data.ended_at') IS NOT NULL AND (body->>'$.data.outcome') IS NOT NULL)`;
 
+/** Columns of `agents` after `body`: the list entry's other fields, and Get agent's behavior and workflow. */
+const AGENT_DETAIL_COLUMNS: readonly (readonly [string, string])[] = [
+  ['first_message', 'JSON'],
+  ['knowledge_ids', 'JSON'],
+  ['knowledge_folder_ids', 'JSON'],
+  ['phone_number_ids', 'JSON'],
+  ['last_synced_at', 'TIMESTAMPTZ'],
+  ['behavior', 'JSON'],
+  ['workflow', 'JSON'],
+  ['detail_fetched_at', 'TIMESTAMPTZ'],
+];
+
 /** SQL that brings a database at schema version (key - 1) to version key. */
 export const MIGRATIONS: Readonly<Record<number, string>> = {
   2: `ALTER TABLE raw_conversations ADD COLUMN IF NOT EXISTS is_final BOOLEAN;
       UPDATE raw_conversations SET is_final = ${DETAIL_IS_FINAL};`,
+  // The agent's detail columns; those the list entry holds are filled from it at once, behavior
+  // and workflow by the next sync's Get agent (every stored agent counts as new to it).
+  3: `${AGENT_DETAIL_COLUMNS.map(([name, type]) => `ALTER TABLE agents ADD COLUMN IF NOT EXISTS ${name} ${type};`).join('\n')}
+      UPDATE agents SET
+        first_message = json_extract(body, '$.first_message'),
+        knowledge_ids = json_extract(body, '$.knowledge_ids'),
+        knowledge_folder_ids = json_extract(body, '$.knowledge_folder_ids'),
+        phone_number_ids = json_extract(body, '$.phone_number_ids'),
+        last_synced_at = try_cast(body->>'$.last_synced_at' AS TIMESTAMPTZ);`,
 };
 
 export const SCHEMA_SQL = `
@@ -113,6 +137,51 @@ CREATE TABLE IF NOT EXISTS agents (
   voice_id VARCHAR,
   tool_ids JSON,
   sync_status VARCHAR,
+  created_at TIMESTAMPTZ,
+  updated_at TIMESTAMPTZ,
+  fetched_at TIMESTAMPTZ NOT NULL,
+  body JSON NOT NULL,
+  ${AGENT_DETAIL_COLUMNS.map(([name, type]) => `${name} ${type}`).join(',\n  ')}
+);
+
+-- Each Get agent response exactly as received. Get agent is asked only for an agent that is new
+-- or whose list entry changed, so every row is a version of the agent (or a repeat of one).
+-- agents' behavior and workflow, agent_versions and workflow_nodes are derived from it.
+CREATE TABLE IF NOT EXISTS raw_agent_details (
+  agent_id VARCHAR NOT NULL,
+  space VARCHAR NOT NULL,
+  fetched_at TIMESTAMPTZ NOT NULL,
+  body JSON NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS agent_versions (
+  agent_id VARCHAR NOT NULL,
+  version INTEGER NOT NULL,
+  updated_at TIMESTAMPTZ,
+  last_synced_at TIMESTAMPTZ,
+  status VARCHAR,
+  sync_status VARCHAR,
+  first_seen_at TIMESTAMPTZ NOT NULL,
+  body JSON NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS workflow_nodes (
+  agent_id VARCHAR NOT NULL,
+  node_key VARCHAR NOT NULL,
+  is_start BOOLEAN NOT NULL,
+  node JSON
+);
+
+CREATE TABLE IF NOT EXISTS connections (
+  id VARCHAR PRIMARY KEY,
+  space VARCHAR,
+  name VARCHAR,
+  kind VARCHAR,
+  connector VARCHAR,
+  module VARCHAR,
+  base_url VARCHAR,
+  auth_status VARCHAR,
+  tool_count INTEGER,
   created_at TIMESTAMPTZ,
   updated_at TIMESTAMPTZ,
   fetched_at TIMESTAMPTZ NOT NULL,

@@ -1,0 +1,206 @@
+// The space's configuration: agents, tools and connections as their lists return them, and the
+// Get agent responses (behavior, workflow) kept raw in raw_agent_details. Every column is derived
+// from a stored body by the SQL below, during a sync and again by `rebuild`, so the two agree.
+
+import type { Database } from './database.js';
+
+export interface ListedRecord {
+  id: string;
+  /** the list entry's JSON text */
+  body: string;
+}
+
+export interface AgentDetailResponse {
+  agentId: string;
+  fetchedAt: Date;
+  /** the Get agent response body's JSON text, exactly as received */
+  body: string;
+}
+
+export interface SpaceConfig {
+  space: string;
+  fetchedAt: Date;
+  agents: ListedRecord[];
+  tools: ListedRecord[];
+  connections: ListedRecord[];
+  details: AgentDetailResponse[];
+}
+
+/** A JSON `null` is an empty value (spec conventions): stored as SQL NULL. */
+const nonNull = (json: string): string => `CASE WHEN json_type(${json}) = 'NULL' THEN NULL ELSE ${json} END`;
+
+/** Two timestamps in any ISO form name the same instant (text equality when one does not parse). */
+const sameInstant = (a: string, b: string): string =>
+  `coalesce(try_cast((${a}) AS TIMESTAMPTZ) = try_cast((${b}) AS TIMESTAMPTZ), (${a}) IS NOT DISTINCT FROM (${b}))`;
+
+/** The newest Get agent body of each agent: `agent_id, fetched_at, body, a` (a = body.data). */
+const LATEST_DETAIL = `
+  SELECT agent_id, max(fetched_at) AS fetched_at, arg_max(body, fetched_at) AS body,
+         json_extract(arg_max(body, fetched_at), '$.data') AS a
+  FROM raw_agent_details
+  GROUP BY agent_id`;
+
+/**
+ * Each table's columns from a relation `l` with `space, fetched_at, body` (b: the body as JSON);
+ * agents also joins `d`, the agent's newest Get agent response (LATEST_DETAIL).
+ */
+const COLUMNS = {
+  agents: `
+    b->>'$.id', coalesce(b->>'$.space', l.space), b->>'$.name', b->>'$.description', b->>'$.status',
+    b->>'$.language', b->>'$.model', b->>'$.voice_id', json_extract(b, '$.tool_ids'), b->>'$.sync_status',
+    try_cast(b->>'$.created_at' AS TIMESTAMPTZ), try_cast(b->>'$.updated_at' AS TIMESTAMPTZ),
+    l.fetched_at, b,
+    ${nonNull(`coalesce(json_extract(b, '$.first_message'), json_extract(d.a, '$.first_message'))`)},
+    ${nonNull(`coalesce(json_extract(b, '$.knowledge_ids'), json_extract(d.a, '$.knowledge_ids'))`)},
+    ${nonNull(`coalesce(json_extract(b, '$.knowledge_folder_ids'), json_extract(d.a, '$.knowledge_folder_ids'))`)},
+    ${nonNull(`coalesce(json_extract(b, '$.phone_number_ids'), json_extract(d.a, '$.phone_number_ids'))`)},
+    try_cast(b->>'$.last_synced_at' AS TIMESTAMPTZ),
+    ${nonNull(`json_extract(d.a, '$.behavior')`)},
+    ${nonNull(`json_extract(d.a, '$.workflow')`)},
+    d.fetched_at`,
+  tools: `
+    b->>'$.id', l.space, b->>'$.slug', b->>'$.name', b->>'$.description', b->>'$.connection_id',
+    try_cast(b->>'$.usage_count' AS INTEGER), b->>'$.sync_status',
+    try_cast(b->>'$.created_at' AS TIMESTAMPTZ), try_cast(b->>'$.updated_at' AS TIMESTAMPTZ),
+    l.fetched_at, b`,
+  connections: `
+    b->>'$.id', l.space, b->>'$.name', b->>'$.kind', b->>'$.connector', b->>'$.module', b->>'$.base_url',
+    b->>'$.auth_status', try_cast(b->>'$.tool_count' AS INTEGER),
+    try_cast(b->>'$.created_at' AS TIMESTAMPTZ), try_cast(b->>'$.updated_at' AS TIMESTAMPTZ),
+    l.fetched_at, b`,
+} as const;
+
+type ConfigTable = keyof typeof COLUMNS;
+
+/** Loads rows of strings into a fresh temp table through DuckDB's appender. */
+async function stage(db: Database, name: string, columns: string[], rows: string[][]): Promise<void> {
+  await db.run(`CREATE OR REPLACE TEMP TABLE ${name} (${columns.map((c) => `${c} VARCHAR`).join(', ')})`);
+  const appender = await db.connection.createAppender(name);
+  try {
+    for (const row of rows) {
+      for (const value of row) appender.appendVarchar(value);
+      appender.endRow();
+    }
+  } finally {
+    appender.closeSync();
+  }
+}
+
+const records = (list: ListedRecord[]): string[][] => list.map((r) => [r.id, r.body]);
+
+/**
+ * The listed agents whose Get agent is due: new, or their list entry names another version than
+ * the newest Get agent stored (updated_at, last_synced_at, status or sync_status differ). An agent
+ * whose Get agent failed has none stored for its version, so the next run asks again.
+ */
+export async function agentsToFetch(db: Database, agents: ListedRecord[]): Promise<string[]> {
+  if (agents.length === 0) return [];
+  await stage(db, '_listed_agents', ['id', 'body'], records(agents));
+  const rows = await db.all<{ id: string }>(`
+    WITH l AS (SELECT DISTINCT ON (id) id, body::JSON AS b FROM _listed_agents),
+    d AS (${LATEST_DETAIL})
+    SELECT l.id
+    FROM l LEFT JOIN d ON d.agent_id = l.id
+    WHERE d.agent_id IS NULL
+       OR NOT ${sameInstant(`l.b->>'$.updated_at'`, `d.a->>'$.updated_at'`)}
+       OR NOT ${sameInstant(`l.b->>'$.last_synced_at'`, `d.a->>'$.last_synced_at'`)}
+       OR (l.b->>'$.status') IS DISTINCT FROM (d.a->>'$.status')
+       OR (l.b->>'$.sync_status') IS DISTINCT FROM (d.a->>'$.sync_status')
+    ORDER BY l.id`);
+  return rows.map((r) => r.id);
+}
+
+/** Stores one run's configuration (lists and Get agent responses) and re-derives what depends on it. */
+export async function saveSpaceConfig(db: Database, config: SpaceConfig): Promise<void> {
+  const at = config.fetchedAt.toISOString();
+  const lists: [ConfigTable, ListedRecord[]][] = [
+    ['agents', config.agents],
+    ['tools', config.tools],
+    ['connections', config.connections],
+  ];
+  for (const [table, list] of lists) await stage(db, `_listed_${table}`, ['id', 'body'], records(list));
+  await stage(
+    db,
+    '_agent_details',
+    ['id', 'fetched_at', 'body'],
+    config.details.map((d) => [d.agentId, d.fetchedAt.toISOString(), d.body]),
+  );
+  await db.transaction(async () => {
+    await db.run(
+      `INSERT INTO raw_agent_details
+       SELECT id, ?, fetched_at::TIMESTAMPTZ, body::JSON FROM _agent_details`,
+      [config.space],
+    );
+    for (const [table] of lists) {
+      await db.run(`DELETE FROM ${table} WHERE id IN (SELECT id FROM _listed_${table})`);
+      await insertRows(
+        db,
+        table,
+        `SELECT DISTINCT ON (id) ?::VARCHAR AS space, ?::TIMESTAMPTZ AS fetched_at, body::JSON AS body FROM _listed_${table}`,
+        [config.space, at],
+      );
+    }
+    await deriveAgentHistory(db);
+  });
+}
+
+/** Inserts `table`'s rows derived from `source` (space, fetched_at, body). */
+async function insertRows(db: Database, table: ConfigTable, source: string, params?: string[]): Promise<void> {
+  const detail = table === 'agents' ? `LEFT JOIN (${LATEST_DETAIL}) d ON d.agent_id = (l.b->>'$.id')` : '';
+  await db.run(
+    `INSERT INTO ${table}
+     SELECT ${COLUMNS[table]}
+     FROM (SELECT space, fetched_at, body AS b FROM (${source})) l ${detail}`,
+    params,
+  );
+}
+
+/**
+ * Re-derives agents (with behavior and workflow from raw_agent_details), tools and connections from
+ * their stored bodies, then agent_versions and workflow_nodes from raw_agent_details: what `rebuild` does for them.
+ */
+export async function deriveSpaceConfig(db: Database): Promise<void> {
+  for (const table of Object.keys(COLUMNS) as ConfigTable[]) {
+    await db.run(`CREATE OR REPLACE TEMP TABLE _stored_${table} AS SELECT space, fetched_at, body FROM ${table}`);
+    await db.run(`DELETE FROM ${table}`);
+    await insertRows(db, table, `SELECT * FROM _stored_${table}`);
+    await db.run(`DROP TABLE _stored_${table}`);
+  }
+  await deriveAgentHistory(db);
+}
+
+/**
+ * agent_versions (one row per distinct version:
+ * updated_at, last_synced_at, status, sync_status, first seen by the earliest response that showed
+ * it) and workflow_nodes (the nodes of each agent's newest workflow, when `nodes` is an object).
+ */
+async function deriveAgentHistory(db: Database): Promise<void> {
+  await db.run(`DELETE FROM agent_versions`);
+  await db.run(`
+    INSERT INTO agent_versions
+    WITH keyed AS (
+      SELECT agent_id, fetched_at, body,
+             try_cast(body->>'$.data.updated_at' AS TIMESTAMPTZ) AS updated_at,
+             try_cast(body->>'$.data.last_synced_at' AS TIMESTAMPTZ) AS last_synced_at,
+             body->>'$.data.status' AS status,
+             body->>'$.data.sync_status' AS sync_status
+      FROM raw_agent_details
+    ),
+    versions AS (
+      SELECT agent_id, updated_at, last_synced_at, status, sync_status,
+             min(fetched_at) AS first_seen_at, arg_min(body, fetched_at) AS body
+      FROM keyed
+      GROUP BY agent_id, updated_at, last_synced_at, status, sync_status
+    )
+    SELECT agent_id,
+           row_number() OVER (PARTITION BY agent_id ORDER BY first_seen_at, updated_at NULLS FIRST)::INTEGER,
+           updated_at, last_synced_at, status, sync_status, first_seen_at, body
+    FROM versions`);
+  await db.run(`DELETE FROM workflow_nodes`);
+  await db.run(`
+    INSERT INTO workflow_nodes
+    SELECT w.agent_id, n.key, coalesce(n.key = (w.wf->>'$.start_node'), false), n.value
+    FROM (SELECT agent_id, json_extract(a, '$.workflow') AS wf FROM (${LATEST_DETAIL})) w,
+         json_each(json_extract(w.wf, '$.nodes')) n
+    WHERE json_type(w.wf, '$.nodes') = 'OBJECT'`);
+}
