@@ -7,8 +7,9 @@ import { ApiClient, AuthError, NotFoundError, ApiError } from '../api/client.js'
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
 import { countMissingDetails, DEFAULT_OVERLAP_MS, describeShortWindow, getWatermark, pendingDetailIds, setWatermark, type TimeWindow } from '../store/state.js';
-import { finishRun, recordErrors, saveDetails, saveDimensions, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../store/writes.js';
+import { finishRun, recordErrors, saveDetails, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../store/writes.js';
 import { inBatches } from './batches.js';
+import { DimensionCrawl } from './dimensions.js';
 import { acquireSyncLock } from './lock.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
 import { planWindow, type DetailsMode } from './plan.js';
@@ -163,6 +164,7 @@ class SyncRun {
   /** the limiter's send count at the last report, and when it changed (how long a wait has lasted) */
   private lastSent = -1;
   private lastSendAt = 0;
+  private dimensions: DimensionCrawl | null = null;
 
   constructor(
     private readonly options: SyncOptions,
@@ -325,9 +327,10 @@ class SyncRun {
     });
   }
 
-  /** Requests still to send: the listing's pages not yet fetched, or the details not yet done (less those in flight). */
+  /** Requests still to send: the Get agents due, the listing's pages not yet fetched, or the details not yet done (less those in flight). */
   private requestsLeft(inFlight: number): number | null {
     if (this.phase === 'details') return Math.max(0, this.detailsTotal - this.detailsDone - inFlight);
+    if (this.phase === 'dimensions') return this.dimensions?.requestsLeft(inFlight) ?? null;
     if (this.phase !== 'listing') return null;
     const total = this.lister?.total ?? null;
     if (total === null) return null;
@@ -362,17 +365,17 @@ class SyncRun {
   }
 
   private async syncDimensions(): Promise<void> {
-    const base = `/spaces/${encodeURIComponent(this.space)}`;
-    const agents: { id: string; body: string }[] = [];
-    for await (const agent of this.client.listAll<{ id: string }>(`${base}/agents`, {})) {
-      agents.push({ id: agent.id, body: JSON.stringify(agent) });
-    }
-    const tools: { id: string; body: string }[] = [];
-    for await (const tool of this.client.listAll<{ id: string }>(`${base}/tools`, {})) {
-      tools.push({ id: tool.id, body: JSON.stringify(tool) });
-    }
-    const fetchedAt = this.now();
-    await this.commit((db) => saveDimensions(db, this.space, fetchedAt, agents, tools));
+    this.dimensions = new DimensionCrawl({
+      client: this.client,
+      space: this.space,
+      now: this.now,
+      commit: (work) => this.commit(work),
+      recordError: (stage, err) => this.recordError(stage, null, err),
+      stopped: () => this.aborted,
+      onProgress: () => this.report(),
+      concurrency: this.options.concurrency ?? 32,
+    });
+    await this.dimensions.run();
   }
 
   /** Fetches one page of a window at the largest page size the API allows, and stores it. */
