@@ -4,6 +4,7 @@
 import type { Database } from './database.js';
 import { DETAIL_IS_FINAL } from './schema.js';
 import { deriveChildRows, deriveConversationRows, inScope, scopeParams, type Scope } from './derive.js';
+import { saveSpaceConfig } from './space-config.js';
 
 export interface ListedConversation {
   id: string;
@@ -148,7 +149,7 @@ export async function recordErrors(db: Database, runId: number, errors: SyncErro
   await db.transaction(() => insertErrors(db, runId, errors));
 }
 
-/** Replaces the agents and tools tables' rows for the records just listed. */
+/** Replaces the agents and tools tables' rows for the records just listed (see space-config.ts). */
 export async function saveDimensions(
   db: Database,
   space: string,
@@ -156,31 +157,7 @@ export async function saveDimensions(
   agents: DimensionRecord[],
   tools: DimensionRecord[],
 ): Promise<void> {
-  await stage(db, '_agents', ['body'], agents.map((a) => [a.body]));
-  await stage(db, '_tools', ['body'], tools.map((t) => [t.body]));
-  const at = fetchedAt.toISOString();
-  await db.transaction(async () => {
-    await db.run(
-      `INSERT OR REPLACE INTO agents
-       SELECT DISTINCT ON (b->>'$.id')
-         b->>'$.id', coalesce(b->>'$.space', ?), b->>'$.name', b->>'$.description', b->>'$.status',
-         b->>'$.language', b->>'$.model', b->>'$.voice_id', json_extract(b, '$.tool_ids'), b->>'$.sync_status',
-         try_cast(b->>'$.created_at' AS TIMESTAMPTZ), try_cast(b->>'$.updated_at' AS TIMESTAMPTZ),
-         ?::TIMESTAMPTZ, b
-       FROM (SELECT body::JSON AS b FROM _agents)`,
-      [space, at],
-    );
-    await db.run(
-      `INSERT OR REPLACE INTO tools
-       SELECT DISTINCT ON (b->>'$.id')
-         b->>'$.id', ?, b->>'$.slug', b->>'$.name', b->>'$.description', b->>'$.connection_id',
-         try_cast(b->>'$.usage_count' AS INTEGER), b->>'$.sync_status',
-         try_cast(b->>'$.created_at' AS TIMESTAMPTZ), try_cast(b->>'$.updated_at' AS TIMESTAMPTZ),
-         ?::TIMESTAMPTZ, b
-       FROM (SELECT body::JSON AS b FROM _tools)`,
-      [space, at],
-    );
-  });
+  await saveSpaceConfig(db, { space, fetchedAt, agents, tools, connections: [], details: [] });
 }
 
 export interface RunCounters {
