@@ -1,6 +1,7 @@
 // Public surface of the built-in simulator of the Agent Management API.
 export { startSimulator } from './server.js';
 export type { Simulator } from './server.js';
+export type { AgentEdit } from './agent-edits.js';
 export { defaultApiKey, RETRY_AFTER_MODES } from './options.js';
 export type { SimulatorOptions, RuntimeOptions, LatencyOptions, FaultOptions, RetryAfterMode } from './options.js';
 export type { RequestLogEntry, RequestKind } from './request-log.js';

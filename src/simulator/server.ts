@@ -6,7 +6,8 @@
 
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import type { ConversationSummary } from '../api/types.js';
+import type { AgentDetail, ConversationSummary } from '../api/types.js';
+import { applyAgentEdit, type AgentEdit } from './agent-edits.js';
 import { BackgroundClients, addConversations } from './background.js';
 import { ConversationRoutes } from './conversation-routes.js';
 import { Dataset, generateDataset } from './dataset.js';
@@ -41,6 +42,8 @@ export interface Simulator {
   addConversations(n: number, opts?: { open?: boolean; startedAt?: Date }): ConversationSummary[];
   /** finishes every open conversation at the simulated now; returns how many */
   finishOpenConversations(): number;
+  /** edits agent `id` as Update agent (and publishing) would: new updated_at, the given fields changed */
+  editAgent(id: string, edit: AgentEdit): AgentDetail;
   /** from now on, the detail of conversation `id` is answered in this broken way (null: heal it) */
   breakConversation(id: string, kind: HostileKind | null): void;
   /** Authorization headers received by the redirect target (must stay empty) */
@@ -130,6 +133,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     hiddenConversationIds: () => conversations.hiddenIds(),
     addConversations: (n, more) => addConversations(dataset, clock(), o, n, more),
     finishOpenConversations: () => dataset.finishOpenConversations(clock()),
+    editAgent(id, edit) {
+      const agent = dataset.agents.find((a) => a.id === id);
+      if (!agent) throw new Error(`editAgent: no agent ${id}`);
+      applyAgentEdit(agent, edit, clock());
+      return agent;
+    },
     breakConversation(id, kind) {
       hostile.breakConversation(id, kind);
     },

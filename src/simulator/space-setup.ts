@@ -4,6 +4,7 @@
 // draws below is part of the seeded output.
 
 import type { AgentDetail, ConnectionDetail, Space, Tool } from '../api/types.js';
+import { renderPrompt } from './agent-edits.js';
 import { formatMeta, must } from './dataset-format.js';
 import { Rng, hashSeed } from './random.js';
 import {
@@ -176,7 +177,11 @@ export function setUpSpace(seed: number, nowMs: number, days: number): SpaceSetu
           company: { name: companyName, hours },
           tone: { closeness, style: 'brief', length: 'two_three_sentences' },
         },
-        rendered_prompt: `# Role\n${tpl.role}\n\n# Company\n${companyName}, opening hours: ${hours}\n\n# Tone\n${closeness}, brief, two to three sentences.`,
+        rendered_prompt: renderPrompt({
+          role: { text: tpl.role },
+          company: { name: companyName, hours },
+          tone: { closeness, style: 'brief', length: 'two_three_sentences' },
+        }),
       },
       workflow,
     };
