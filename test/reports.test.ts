@@ -1040,7 +1040,7 @@ describe('convoduck report (CLI)', () => {
   it('writes the files from any working directory and says where each went', async () => {
     const cwd = mkdtempSync(join(dir, 'cwd-'));
     const result = await runCli(
-      ['report', 'outcomes', 'conversation_list', '--db', dbPath, '--agent', "x' OR 1=1 --", '--agent', convs[0]!.agentId],
+      ['report', 'outcomes', 'conversation_list', '--db', dbPath, '--agent', convs[0]!.agentId],
       {},
       cwd,
     );
