@@ -23,7 +23,7 @@ import {
 import { join, relative, resolve } from 'node:path';
 import { createOutputDir } from '../shared/output-dir.js';
 import { InvalidInputError } from '../shared/errors.js';
-import { isoUtcSql } from '../shared/time.js';
+import { formatInstant, isoUtcSql } from '../shared/time.js';
 import type { Database } from '../store/database.js';
 import { DERIVED_CONVERSATION_TABLES, PUBLIC_TABLES } from '../store/schema.js';
 import { checkLayout } from './layout.js';
@@ -381,9 +381,9 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         outDir,
         format,
         partitionBy,
-        since: since?.toISOString() ?? null,
-        sinceRequested: options.since?.toISOString() ?? null,
-        exportedAt,
+        since: since ? formatInstant(since) : null,
+        sinceRequested: options.since ? formatInstant(options.since) : null,
+        exportedAt: formatInstant(new Date(exportedAt)),
         tables: results,
       };
     } finally {

@@ -3,6 +3,7 @@
 
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { InvalidInputError } from '../shared/errors.js';
+import { formatInstant } from '../shared/time.js';
 import { DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, type ReportFilters, type ResolvedParams, type TimeBound } from './params.js';
 
 /** The time zone's canonical IANA name (case-insensitive match), or an InvalidInputError. */
@@ -28,7 +29,7 @@ export async function resolveParams(connection: DuckDBConnection, filters: Repor
   const to = filters.to ? await resolveBound(connection, filters.to, tz) : null;
   if (from && to && from.getTime() >= to.getTime()) {
     throw new InvalidInputError(
-      `--from (${from.toISOString()}) must be before --to (${to.toISOString()}): --from is inclusive, --to exclusive`,
+      `--from (${formatInstant(from)}) must be before --to (${formatInstant(to)}): --from is inclusive, --to exclusive`,
     );
   }
   const agents = filters.agents && filters.agents.length > 0 ? [...new Set(filters.agents)] : null;

@@ -11,7 +11,7 @@ import {
 import { resolveDbPath } from '../config.js';
 import { UsageError } from '../errors.js';
 import { busyNotice } from '../../exports/read.js';
-import { parseDurationArg, parseTimeArg } from '../../shared/time.js';
+import { formatInstant, parseDurationArg, parseTimeArg } from '../../shared/time.js';
 import { parseChoice } from '../parse.js';
 
 interface ExportFlags {
@@ -75,7 +75,7 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
       if (since && partitionBy && partitionStart(since, partitionBy).getTime() !== since.getTime()) {
         process.stderr.write(
-          `convoduck: --since rounded down to ${partitionStart(since, partitionBy).toISOString()} ` +
+          `convoduck: --since rounded down to ${formatInstant(partitionStart(since, partitionBy))} ` +
             `so that every ${partitionBy} partition written is complete\n`,
         );
       }
