@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { parseBaseUrl } from '../api/client.js';
+import { ConfigFileError, entryLabel, parseConfigFile, type SpaceEntry } from './config-file.js';
 import { UsageError } from './errors.js';
 
 export interface ApiSettings {
@@ -78,4 +79,69 @@ export function resolveApiSettings(
     throw new SettingsError('no API key: set CONVODUCK_API_KEY or pass --api-key-file FILE (never the key itself as a flag)');
   }
   return { baseUrl, apiKey };
+}
+
+/** One space of a multi-space job: where its API is, its key, and what the config file says of it. */
+export interface SpaceSettings extends ApiSettings {
+  /** how messages name the space before its slug is known (`space SLUG`, or `[[space]] #2 (line 7)`) */
+  label: string;
+  maxRpm?: number;
+  /** the slug the config file expects GET /spaces to name */
+  slug?: string;
+}
+
+/** The config file named by `--config`, else CONVODUCK_CONFIG; null when neither is given. */
+export function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
+  const value = flag ?? env.CONVODUCK_CONFIG;
+  return value === undefined || value === '' ? null : value;
+}
+
+/** Reads the config file and each space's key (from its environment variable or key file). */
+export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = process.env): SpaceSettings[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new SettingsError(`cannot read the config file ${file} (${code}): pass --config (or CONVODUCK_CONFIG) with a readable TOML file`);
+  }
+  const entries = parseConfigFile(text, file);
+  const spaces = entries.map((entry) => ({ entry, settings: spaceSettings(entry, file, env) }));
+  // Two tables with other names for the same key at the same address are the same space.
+  for (let i = 0; i < spaces.length; i++) {
+    const { entry, settings } = spaces[i]!;
+    const twin = spaces.slice(0, i).find((s) => s.settings.baseUrl === settings.baseUrl && s.settings.apiKey === settings.apiKey);
+    if (twin) {
+      throw new ConfigFileError(
+        `config ${file} line ${entry.line}: [[space]] #${entry.index} holds the same key as [[space]] #${twin.entry.index} ` +
+          `(line ${twin.entry.line}) at the same base_url — list each space once`,
+      );
+    }
+  }
+  return spaces.map((s) => s.settings);
+}
+
+function spaceSettings(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv): SpaceSettings {
+  const where = `config ${file} line ${entry.key.line}`;
+  let apiKey: string;
+  if ('env' in entry.key) {
+    const value = env[entry.key.env];
+    if (value === undefined) {
+      throw new ConfigFileError(`${where}: environment variable ${entry.key.env} (${entryLabel(entry)}) is not set — export it with the space's API key`);
+    }
+    apiKey = checkApiKey(value, `${where}: environment variable ${entry.key.env}`);
+  } else {
+    let text: string;
+    try {
+      text = readFileSync(entry.key.file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      throw new ConfigFileError(`${where}: cannot read the key file ${entry.key.file} of ${entryLabel(entry)} (${code}) — make it readable, holding the key`);
+    }
+    apiKey = checkApiKey(text, `${where}: key file ${entry.key.file}`);
+  }
+  const settings: SpaceSettings = { label: entryLabel(entry), baseUrl: entry.baseUrl, apiKey };
+  if (entry.maxRpm !== undefined) settings.maxRpm = entry.maxRpm;
+  if (entry.slug !== undefined) settings.slug = entry.slug;
+  return settings;
 }
