@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../src/simulator/index.js';
 import { sync } from '../src/crawler/sync.js';
 import { Database } from '../src/store/database.js';
+import { SCHEMA_VERSION } from '../src/store/schema.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 import { runCli } from './support/cli.js';
 
@@ -70,7 +71,7 @@ describe('schema upgrade', () => {
                 (SELECT count(*) FILTER (WHERE NOT is_final)::INTEGER FROM raw_conversations) AS pending`,
       ),
     );
-    expect(version?.value).toBe('2');
+    expect(version?.value).toBe(String(SCHEMA_VERSION));
     // the open conversations' details are still known to need fetching again
     const open = sim.dataset.openRecords().length;
     expect(open).toBeGreaterThan(0);

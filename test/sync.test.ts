@@ -34,8 +34,8 @@ describe('sync', () => {
     const before = sim.requestLog.length;
     const second = await syncWith(sim, dbPath);
     const requests = sim.requestLog.slice(before).filter((r) => r.client === 'key');
-    // spaces, agents, tools, one list page over the overlap, and the still-open conversations again
-    expect(requests.length).toBeLessThanOrEqual(4 + open);
+    // spaces, agents, tools, connections, one list page over the overlap, and the still-open conversations again
+    expect(requests.length).toBeLessThanOrEqual(5 + open);
     expect(requests.filter((r) => r.kind === 'conversation_detail').length).toBe(open);
     expect(second.status).toBe('ok');
     await expectStoreMatches(dbPath, dataUpTo(sim));
@@ -53,7 +53,7 @@ describe('sync', () => {
     const before = sim.requestLog.length;
     await syncWith(sim, dbPath);
     const requests = sim.requestLog.slice(before).filter((r) => r.client === 'key');
-    const dimensions = requests.filter((r) => r.kind === 'agents' || r.kind === 'tools').length;
+    const dimensions = requests.filter((r) => r.kind === 'agents' || r.kind === 'tools' || r.kind === 'connections').length;
     const stillOpen = sim.dataset.conversations.filter((c) => c.outcome === null).length;
     expect(requests.length).toBeLessThanOrEqual(
       Math.ceil(added / 200) + added + finished + stillOpen + dimensions + 2,
