@@ -399,14 +399,14 @@ describe('export never destroys what it does not rewrite', () => {
     expect(Object.keys(parts).sort()).toEqual(readdirSync(join(out, 'tool_calls')).sort());
     // Rewritten partitions carry this export's time; kept ones the earlier table's.
     expect(parts['day=2026-11-05']).toEqual({
-      started_from: '2026-11-05T00:00:00.000Z',
-      started_before: '2026-11-06T00:00:00.000Z',
-      exported_at: '2026-11-07T00:00:00.000Z',
+      started_from: '2026-11-05T00:00:00Z',
+      started_before: '2026-11-06T00:00:00Z',
+      exported_at: '2026-11-07T00:00:00Z',
     });
     expect(parts['day=2026-11-01']).toEqual({
-      started_from: '2026-11-01T00:00:00.000Z',
-      started_before: '2026-11-02T00:00:00.000Z',
-      exported_at: '2026-11-06T00:00:00.000Z',
+      started_from: '2026-11-01T00:00:00Z',
+      started_before: '2026-11-02T00:00:00Z',
+      exported_at: '2026-11-06T00:00:00Z',
     });
   });
 });

@@ -295,7 +295,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
   const partitionBy = options.partitionBy ?? null;
   const tables = options.tables ?? PUBLIC_TABLES;
   const since = options.since ? (partitionBy ? partitionStart(options.since, partitionBy) : options.since) : null;
-  const exportedAt = (options.now?.() ?? new Date()).toISOString();
+  const exportedAt = formatInstant(options.now?.() ?? new Date());
 
   const previousUmask = setUmask(0o077);
   try {

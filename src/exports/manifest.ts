@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidInputError } from '../shared/errors.js';
+import { formatInstant } from '../shared/time.js';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -84,5 +85,5 @@ export function partitionRange(dirName: string, kind: PartitionKind, exportedAt:
   const [year, month, day] = [Number(match[1]), Number(match[2]) - 1, kind === 'day' ? Number(match[3]) : 1];
   const from = new Date(Date.UTC(year, month, day));
   const before = kind === 'day' ? new Date(Date.UTC(year, month, day + 1)) : new Date(Date.UTC(year, month + 1, 1));
-  return { started_from: from.toISOString(), started_before: before.toISOString(), exported_at: exportedAt };
+  return { started_from: formatInstant(from), started_before: formatInstant(before), exported_at: exportedAt };
 }
