@@ -14,12 +14,11 @@ import { acquireSyncLock } from './lock.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
 import { planWindow, type DetailsMode } from './plan.js';
 import { detailProblem, nestsTooDeep } from './validate.js';
-import { BatchWriter } from './writer.js';
-import { checkWritableDatabase, Database } from '../store/database.js';
+import { BatchWriter, OwnWrites } from './writer.js';
+import { checkWritableDatabase, type Database } from '../store/database.js';
 
-export interface SyncOptions {
-  baseUrl: string;
-  apiKey: string;
+/** What one space's crawl takes, whoever made its client and writer (sync, or syncSpaces for many). */
+export interface CrawlOptions {
   dbPath: string;
   details?: DetailsMode;
   since?: Date;
@@ -27,16 +26,8 @@ export interface SyncOptions {
   full?: boolean;
   /** how far before the watermark an incremental run starts listing (default 1 h) */
   overlapMs?: number;
-  /** cap below the key's limit, to leave room for other integrations */
-  maxRpm?: number;
-  /** the rate limit's window; the API's is a minute (tests shrink it) */
-  windowMs?: number;
   /** requests in flight at once (default 32: latency must not cost throughput) */
   concurrency?: number;
-  /** give up on one attempt of a request after this long (default 30 s) */
-  timeoutMs?: number;
-  /** attempts after the first for a failing request (default 6) */
-  maxRetries?: number;
   /** details per committed batch (default 100) */
   batchSize?: number;
   /** commit at least this often while details arrive (default 2 s) */
@@ -45,6 +36,22 @@ export interface SyncOptions {
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;
 }
+
+/** Where one space's API is, its key, and how its client behaves. */
+export interface ClientSettings {
+  baseUrl: string;
+  apiKey: string;
+  /** cap below the key's limit, to leave room for other integrations */
+  maxRpm?: number;
+  /** the rate limit's window; the API's is a minute (tests shrink it) */
+  windowMs?: number;
+  /** give up on one attempt of a request after this long (default 30 s) */
+  timeoutMs?: number;
+  /** attempts after the first for a failing request (default 6) */
+  maxRetries?: number;
+}
+
+export interface SyncOptions extends CrawlOptions, ClientSettings {}
 
 export type SyncPhase = 'dimensions' | 'listing' | 'details' | 'done';
 
@@ -109,33 +116,53 @@ export function countersOfFailedRun(err: unknown): FailedRunCounters | undefined
   return typeof err === 'object' && err !== null ? failedRuns.get(err) : undefined;
 }
 
+/** One space, the key's: takes the database's sync lock, crawls, releases it. */
 export async function sync(options: SyncOptions): Promise<SyncSummary> {
   checkWritableDatabase(options.dbPath);
   const lock = acquireSyncLock(options.dbPath);
-  const client = new ApiClient({
-    baseUrl: options.baseUrl,
-    apiKey: options.apiKey,
-    maxRpm: options.maxRpm,
-    windowMs: options.windowMs,
-    concurrency: options.concurrency ?? 32,
-    timeoutMs: options.timeoutMs,
-    maxRetries: options.maxRetries,
-    signal: options.signal,
-  });
+  const client = spaceClient(options, options);
   try {
-    const run = new SyncRun(options, client);
-    // Progress also while nothing arrives (a wait for the rate limit, the first response): the
-    // printer then logs at least every 5 s, and a terminal's wait counts up.
-    const ticker = options.onProgress ? setInterval(() => run.tick(), TICK_MS) : undefined;
-    ticker?.unref();
-    try {
-      return await run.run();
-    } finally {
-      clearInterval(ticker);
-    }
+    return await crawlSpace(options, { client, writer: new BatchWriter(options.dbPath) });
   } finally {
     await client.close();
     lock.release();
+  }
+}
+
+/** A space's own HTTP client: its own rate limiter for its key. */
+export function spaceClient(settings: ClientSettings, options: Pick<CrawlOptions, 'concurrency' | 'signal'>): ApiClient {
+  return new ApiClient({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    maxRpm: settings.maxRpm,
+    windowMs: settings.windowMs,
+    concurrency: options.concurrency ?? 32,
+    timeoutMs: settings.timeoutMs,
+    maxRetries: settings.maxRetries,
+    signal: options.signal,
+  });
+}
+
+/** What a space's crawl shares with others in the same process: its client, and the one writer of the file. */
+export interface CrawlResources {
+  client: ApiClient;
+  /** the file's one writer (the caller holds the sync lock) */
+  writer: BatchWriter;
+  /** the space's slug, when GET /spaces was already asked (else the crawl asks first) */
+  space?: string;
+}
+
+/** One space's run on a client and writer the caller owns. */
+export async function crawlSpace(options: CrawlOptions, resources: CrawlResources): Promise<SyncSummary> {
+  const run = new SyncRun(options, resources);
+  // Progress also while nothing arrives (a wait for the rate limit, the first response): the
+  // printer then logs at least every 5 s, and a terminal's wait counts up.
+  const ticker = options.onProgress ? setInterval(() => run.tick(), TICK_MS) : undefined;
+  ticker?.unref();
+  try {
+    return await run.run();
+  } finally {
+    clearInterval(ticker);
   }
 }
 
@@ -143,7 +170,9 @@ const TICK_MS = 250;
 
 class SyncRun {
   private readonly now: () => Date;
-  private readonly writer: BatchWriter;
+  private readonly client: ApiClient;
+  /** this run's writes on the file's writer (other spaces' runs may share it) */
+  private readonly writer: OwnWrites;
   private readonly startedAt: Date;
   /** the listing's state (its id map is ~10 MB per 100,000 conversations: dropped after it) */
   private lister: WindowLister | null = null;
@@ -167,21 +196,22 @@ class SyncRun {
   private dimensions: DimensionCrawl | null = null;
 
   constructor(
-    private readonly options: SyncOptions,
-    private readonly client: ApiClient,
+    private readonly options: CrawlOptions,
+    private readonly resources: CrawlResources,
   ) {
     this.now = options.now ?? (() => new Date());
-    this.writer = new BatchWriter(options.dbPath);
+    this.client = resources.client;
+    this.writer = new OwnWrites(resources.writer);
     this.startedAt = this.now();
   }
 
   async run(): Promise<SyncSummary> {
     // The first request proves the key before the database is touched: a 401 changes nothing.
-    this.space = (await this.client.getSpace()).slug;
-    const { window, runId } = await Database.with(this.options.dbPath, async (db) => {
+    this.space = this.resources.space ?? (await this.client.getSpace()).slug;
+    const { window, runId } = await this.writer.write(async (db) => {
       const window = planWindow({
         now: this.startedAt,
-        watermark: await getWatermark(db),
+        watermark: await getWatermark(db, this.space),
         overlapMs: this.options.overlapMs ?? DEFAULT_OVERLAP_MS,
         since: this.options.since,
         until: this.options.until,
@@ -208,7 +238,7 @@ class SyncRun {
       lister.seen.clear(); // 100,000 ids: memory the details phase does not need
       // The watermark moves only over a window that added up in full.
       if (complete && gap === null && window.advancesWatermark && !this.aborted) {
-        await this.commit((db) => setWatermark(db, window.to));
+        await this.commit((db) => setWatermark(db, window.to, this.space));
       }
       if (this.options.details?.kind !== 'none' && !this.aborted) {
         await this.fetchDetails();
@@ -287,9 +317,9 @@ class SyncRun {
     };
   }
 
-  private async countPending(): Promise<number> {
-    await this.writer.idle(); // a second DuckDB instance on the file while the writer's closes corrupts it
-    return Database.with(this.options.dbPath, countMissingDetails);
+  /** Read through the writer: a second DuckDB instance on the file while the writer's closes corrupts it. */
+  private countPending(): Promise<number> {
+    return this.writer.write((db) => countMissingDetails(db, this.space));
   }
 
   private setPhase(phase: SyncPhase): void {
@@ -399,8 +429,7 @@ class SyncRun {
 
   private async fetchDetails(): Promise<void> {
     const firstOutcomes = this.options.details?.kind === 'first' ? this.options.details.outcomes : [];
-    await this.writer.idle(); // (see countPending)
-    const ids = await Database.with(this.options.dbPath, (db) => pendingDetailIds(db, firstOutcomes));
+    const ids = await this.writer.write((db) => pendingDetailIds(db, firstOutcomes, this.space)); // (see countPending)
     this.detailsTotal = ids.length;
     // (the phase changes once the total is known, so progress never shows "0/0")
     this.setPhase('details');

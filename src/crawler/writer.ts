@@ -12,7 +12,7 @@ import { Database } from '../store/database.js';
  */
 const JOBS_PER_OPENING = 4;
 
-type Job = { work: (db: Database) => Promise<void>; done: (err?: unknown) => void };
+type Job = { work: (db: Database) => Promise<unknown>; done: (err: unknown, value?: unknown) => void };
 
 export class BatchWriter {
   private queue: Job[] = [];
@@ -20,9 +20,10 @@ export class BatchWriter {
 
   constructor(private readonly dbPath: string) {}
 
-  write(work: (db: Database) => Promise<void>): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ work, done: (err) => (err === undefined ? resolve() : reject(err)) });
+  /** Runs `work` in the next opening of the file, after every write queued before it; resolves with its result. */
+  write<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, done: (err, value) => (err === undefined ? resolve(value as T) : reject(err)) });
       this.draining ??= this.drain().finally(() => {
         this.draining = null;
       });
@@ -47,8 +48,7 @@ export class BatchWriter {
       try {
         for (const job of jobs) {
           try {
-            await job.work(db);
-            job.done();
+            job.done(undefined, await job.work(db));
           } catch (err) {
             job.done(err);
           }
@@ -61,5 +61,31 @@ export class BatchWriter {
         db.close();
       }
     }
+  }
+}
+
+/**
+ * One crawl's writes on a writer other crawls may share: `idle` waits for this crawl's own writes,
+ * not for the others' (which may never pause while several spaces are crawled at once).
+ */
+export class OwnWrites {
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(private readonly writer: BatchWriter) {}
+
+  write<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    const job = this.writer.write(work);
+    const settled = job.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.pending.add(settled);
+    void settled.then(() => this.pending.delete(settled));
+    return job;
+  }
+
+  /** Resolves when every write made through this view has been committed (or has failed). */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 }

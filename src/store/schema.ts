@@ -2,7 +2,7 @@
 // added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -50,12 +50,32 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         knowledge_folder_ids = json_extract(body, '$.knowledge_folder_ids'),
         phone_number_ids = json_extract(body, '$.phone_number_ids'),
         last_synced_at = try_cast(body->>'$.last_synced_at' AS TIMESTAMPTZ);`,
+  // One watermark per space (listing_watermarks, created by SCHEMA_SQL). The single watermark of
+  // a one-space database belongs to the space its rows carry; with several, to the run that set it.
+  4: `INSERT INTO listing_watermarks
+      SELECT space, listed_to FROM (
+        SELECT coalesce(
+                 (SELECT any_value(space) FROM raw_listed_conversations HAVING count(DISTINCT space) = 1),
+                 (SELECT arg_max(space, run_id) FROM sync_runs
+                  WHERE space IS NOT NULL AND window_to = try_cast(m.value AS TIMESTAMPTZ)),
+                 (SELECT arg_max(space, listed_at) FROM raw_listed_conversations)) AS space,
+               try_cast(m.value AS TIMESTAMPTZ) AS listed_to
+        FROM convoduck_meta m WHERE m.key = 'listing_watermark')
+      WHERE space IS NOT NULL AND listed_to IS NOT NULL;
+      DELETE FROM convoduck_meta WHERE key = 'listing_watermark';`,
 };
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS convoduck_meta (
   key VARCHAR PRIMARY KEY,
   value VARCHAR
+);
+
+-- Per space: conversations started up to listed_to were all listed (the end of the space's last
+-- window that was listed completely). An incremental sync starts listing an overlap before it.
+CREATE TABLE IF NOT EXISTS listing_watermarks (
+  space VARCHAR PRIMARY KEY,
+  listed_to TIMESTAMPTZ NOT NULL
 );
 
 -- Each conversation as the list endpoint last returned it.

@@ -2,9 +2,6 @@
 // detail, and how far listing got. Nothing about progress lives outside the DuckDB file.
 
 import type { Database } from './database.js';
-import { getMeta, setMeta } from './writes.js';
-
-const WATERMARK_KEY = 'listing_watermark';
 
 /** How far before the watermark an incremental sync starts listing unless told otherwise (--overlap). */
 export const DEFAULT_OVERLAP_MS = 3_600_000;
@@ -15,40 +12,60 @@ export const DEFAULT_OVERLAP_MS = 3_600_000;
  */
 export const NEEDS_DETAIL = `(d.id IS NULL OR d.invalid_reason IS NOT NULL OR NOT coalesce(d.is_final, false))`;
 
+/** `AND l.space = ?` when a space is given (over raw_listed_conversations l), with its parameter. */
+function ofSpace(space: string | undefined): { sql: string; params: string[] } {
+  return space === undefined ? { sql: '', params: [] } : { sql: 'AND l.space = ?', params: [space] };
+}
+
 /**
  * Conversations whose detail must be fetched: never fetched, fetched but unusable, or not
  * final when fetched (a finished conversation's detail is fetched once in its life).
- * `firstOutcomes` come first; within a group, newest first.
+ * `firstOutcomes` come first; within a group, newest first. Only `space`'s when given.
  */
-export async function pendingDetailIds(db: Database, firstOutcomes: string[] = []): Promise<string[]> {
+export async function pendingDetailIds(db: Database, firstOutcomes: string[] = [], space?: string): Promise<string[]> {
+  const filter = ofSpace(space);
   const rows = await db.all<{ id: string }>(
     `SELECT l.id
      FROM raw_listed_conversations l
      LEFT JOIN raw_conversations d USING (id)
      LEFT JOIN conversations c USING (id)
-     WHERE ${NEEDS_DETAIL}
+     WHERE ${NEEDS_DETAIL} ${filter.sql}
      ORDER BY coalesce(list_contains(string_split(?, ','), c.outcome), false) DESC, c.started_at DESC, l.id`,
-    [firstOutcomes.join(',')],
+    [...filter.params, firstOutcomes.join(',')],
   );
   return rows.map((r) => r.id);
 }
 
-/** The `to` of the last window listed completely, or null before the first full listing. */
-export async function getWatermark(db: Database): Promise<Date | null> {
-  const value = await getMeta(db, WATERMARK_KEY);
-  return value ? new Date(value) : null;
+/**
+ * The `to` of the space's last window listed completely, or null before its first full listing.
+ * Without a space: the earliest of every space's (what all of them were listed up to).
+ */
+export async function getWatermark(db: Database, space?: string): Promise<Date | null> {
+  const row =
+    space === undefined
+      ? await db.one<{ listed_to: Date | null }>(`SELECT min(listed_to) AS listed_to FROM listing_watermarks`)
+      : await db.one<{ listed_to: Date | null }>(`SELECT listed_to FROM listing_watermarks WHERE space = ?`, [space]);
+  return row?.listed_to ?? null;
 }
 
-export async function setWatermark(db: Database, to: Date): Promise<void> {
-  await setMeta(db, WATERMARK_KEY, to.toISOString());
+export async function setWatermark(db: Database, to: Date, space: string): Promise<void> {
+  await db.run(`INSERT OR REPLACE INTO listing_watermarks VALUES (?, ?::TIMESTAMPTZ)`, [space, to.toISOString()]);
 }
 
-/** Listed conversations with no usable detail stored (never fetched, or fetch failed). */
-export async function countMissingDetails(db: Database): Promise<number> {
+/** Every space's watermark, by slug. */
+export async function listWatermarks(db: Database): Promise<Map<string, Date>> {
+  const rows = await db.all<{ space: string; listed_to: Date }>(`SELECT space, listed_to FROM listing_watermarks ORDER BY space`);
+  return new Map(rows.map((r) => [r.space, r.listed_to]));
+}
+
+/** Listed conversations with no usable detail stored (never fetched, or fetch failed); only `space`'s when given. */
+export async function countMissingDetails(db: Database, space?: string): Promise<number> {
+  const filter = ofSpace(space);
   const row = await db.one<{ n: number }>(
     `SELECT count(*)::INTEGER AS n
      FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
-     WHERE d.id IS NULL OR d.invalid_reason IS NOT NULL`,
+     WHERE (d.id IS NULL OR d.invalid_reason IS NOT NULL) ${filter.sql}`,
+    filter.params,
   );
   return row?.n ?? 0;
 }
@@ -71,6 +88,8 @@ export interface ShortWindow extends TimeWindow {
 export interface ListingGap extends ShortWindow {
   /** the run that found it */
   runId: number;
+  /** the space that run listed */
+  space: string | null;
 }
 
 /** One window spanning every short window, with their counts summed (null when none is short). */
@@ -120,24 +139,33 @@ export function parseShortWindow(message: string): ShortWindow | null {
  * gap either listed it completely or recorded the gap anew.
  */
 export async function openListingGaps(db: Database): Promise<ListingGap[]> {
-  const errors = await db.all<{ run_id: number; message: string }>(
-    `SELECT run_id, message FROM sync_errors WHERE stage = 'listing' ORDER BY run_id, occurred_at`,
+  const errors = await db.all<{ run_id: number; message: string; space: string | null }>(
+    `SELECT e.run_id, e.message, r.space
+     FROM sync_errors e LEFT JOIN sync_runs r USING (run_id)
+     WHERE e.stage = 'listing' ORDER BY e.run_id, e.occurred_at`,
   );
   if (errors.length === 0) return [];
   const runs = (
     await db.all(
-      `SELECT run_id, epoch_ms(window_from)::DOUBLE AS from_ms, epoch_ms(window_to)::DOUBLE AS to_ms
+      `SELECT run_id, space, epoch_ms(window_from)::DOUBLE AS from_ms, epoch_ms(window_to)::DOUBLE AS to_ms
        FROM sync_runs WHERE status IN ('ok', 'errors') AND window_to IS NOT NULL AND run_id > ?`,
       [Number(errors[0]!.run_id)],
     )
-  ).map((r) => ({ runId: Number(r.run_id), fromMs: r.from_ms === null ? null : Number(r.from_ms), toMs: Number(r.to_ms) }));
+  ).map((r) => ({
+    runId: Number(r.run_id),
+    space: (r.space as string | null) ?? null,
+    fromMs: r.from_ms === null ? null : Number(r.from_ms),
+    toMs: Number(r.to_ms),
+  }));
   const gaps: ListingGap[] = [];
   for (const e of errors) {
     const w = parseShortWindow(String(e.message));
     if (!w) continue;
     const runId = Number(e.run_id);
-    const relisted = runs.some((r) => r.runId > runId && covers(r, w));
-    if (!relisted) gaps.push({ runId, ...w });
+    const space = e.space ?? null;
+    // another space's run lists other conversations: only the same space's relists the window
+    const relisted = runs.some((r) => r.runId > runId && (r.space === space || r.space === null || space === null) && covers(r, w));
+    if (!relisted) gaps.push({ runId, space, ...w });
   }
   return gaps;
 }

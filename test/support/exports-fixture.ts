@@ -98,7 +98,7 @@ export async function buildFixture(
     };
     await saveDetails(db, space, details, errors, runId, counters);
     await finishRun(db, runId, now, 'errors', counters, null);
-    await setWatermark(db, now);
+    await setWatermark(db, now, space);
   });
   return { dataset, now, missingIds, failingIds, invalidIds, openIds, errors };
 }
