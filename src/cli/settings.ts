@@ -88,6 +88,8 @@ export interface SpaceSettings extends ApiSettings {
   maxRpm?: number;
   /** the slug the config file expects GET /spaces to name */
   slug?: string;
+  /** where the key came from, for the line that says it was refused (never the key) */
+  keySource: string;
 }
 
 /** The config file named by `--config`, else CONVODUCK_CONFIG; null when neither is given. */
@@ -140,7 +142,8 @@ function spaceSettings(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv):
     }
     apiKey = checkApiKey(text, `${where}: key file ${entry.key.file}`);
   }
-  const settings: SpaceSettings = { label: entryLabel(entry), baseUrl: entry.baseUrl, apiKey };
+  const keySource = 'env' in entry.key ? `environment variable ${entry.key.env} (${where})` : `the key file ${entry.key.file} (${where})`;
+  const settings: SpaceSettings = { label: entryLabel(entry), baseUrl: entry.baseUrl, apiKey, keySource };
   if (entry.maxRpm !== undefined) settings.maxRpm = entry.maxRpm;
   if (entry.slug !== undefined) settings.slug = entry.slug;
   return settings;

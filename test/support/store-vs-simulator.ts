@@ -15,18 +15,24 @@ const ms = (value: unknown): number | null =>
 
 const json = (value: unknown): unknown => (value === null || value === undefined ? null : JSON.parse(value as string));
 
-/** Expects the database to hold exactly the simulator's conversations (all details fetched). */
+/**
+ * Expects the database to hold exactly the simulator's conversations (all details fetched); with
+ * `space`, the rows of that space are compared (a database holding several spaces).
+ */
 export async function expectStoreMatches(
   dbPath: string,
   data: SimulatorData,
-  options: { confidential?: boolean } = {},
+  options: { confidential?: boolean; space?: string } = {},
 ): Promise<void> {
   const db = await Database.open(dbPath, { readOnly: true });
+  const ofSpace = options.space === undefined ? 'true' : 'space = $space';
+  const ofSpaceChild = options.space === undefined ? 'true' : 'conversation_id IN (SELECT id FROM conversations WHERE space = $space)';
+  const params = options.space === undefined ? undefined : { space: options.space };
   try {
     const expected = new Map<string, ConversationDetail>();
     for (const { id } of data.conversations) expected.set(id, data.detail(id)!);
 
-    const conversations = await db.all(`SELECT * FROM conversations ORDER BY id`);
+    const conversations = await db.all(`SELECT * FROM conversations WHERE ${ofSpace} ORDER BY id`, params);
     expect(conversations.length).toBe(expected.size);
     for (const row of conversations) {
       const c = expected.get(row.id as string);
@@ -61,7 +67,7 @@ export async function expectStoreMatches(
       });
     }
 
-    const turns = await db.all(`SELECT * FROM transcript_turns ORDER BY conversation_id, seq`);
+    const turns = await db.all(`SELECT * FROM transcript_turns WHERE ${ofSpaceChild} ORDER BY conversation_id, seq`, params);
     const expectedTurns = [...expected.values()]
       .sort((a, b) => (a.id < b.id ? -1 : 1))
       .flatMap((c) =>
@@ -77,7 +83,7 @@ export async function expectStoreMatches(
     if (options.confidential) expect(expectedTurns).toEqual([]);
     expect(turns.map((t) => ({ ...t, spoken_at: ms(t.spoken_at) }))).toEqual(expectedTurns);
 
-    const calls = await db.all(`SELECT * FROM tool_calls ORDER BY conversation_id, seq`);
+    const calls = await db.all(`SELECT * FROM tool_calls WHERE ${ofSpaceChild} ORDER BY conversation_id, seq`, params);
     const expectedCalls = [...expected.values()]
       .sort((a, b) => (a.id < b.id ? -1 : 1))
       .flatMap((c) =>
@@ -102,7 +108,7 @@ export async function expectStoreMatches(
       })),
     ).toEqual(expectedCalls);
 
-    const visits = await db.all(`SELECT * FROM node_visits ORDER BY conversation_id, seq`);
+    const visits = await db.all(`SELECT * FROM node_visits WHERE ${ofSpaceChild} ORDER BY conversation_id, seq`, params);
     const expectedVisits = [...expected.values()]
       .sort((a, b) => (a.id < b.id ? -1 : 1))
       .flatMap((c) => c.node_path.map((v, seq) => ({ conversation_id: c.id, seq, entered_at: ms(v.at), node_key: v.node_key })));

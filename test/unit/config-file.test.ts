@@ -120,8 +120,8 @@ describe('resolveConfigSpaces', () => {
       `[[space]]\nbase_url = "http://127.0.0.1:1/api/v1"\napi_key_env = "PROD_KEY"\nmax_rpm = 30\n\n[[space]]\nbase_url = "http://127.0.0.1:2/api/v1"\napi_key_file = "staging.key"\nslug = "acme-staging"\n`,
     );
     expect(resolveConfigSpaces(file, { PROD_KEY: 'np_prod_key' })).toEqual([
-      { label: '[[space]] #1 (line 1)', baseUrl: 'http://127.0.0.1:1/api/v1', apiKey: 'np_prod_key', maxRpm: 30 },
-      { label: 'space acme-staging', baseUrl: 'http://127.0.0.1:2/api/v1', apiKey: 'np_staging_key', slug: 'acme-staging' },
+      { label: '[[space]] #1 (line 1)', baseUrl: 'http://127.0.0.1:1/api/v1', apiKey: 'np_prod_key', maxRpm: 30, keySource: `environment variable PROD_KEY (config ${file} line 3)` },
+      { label: 'space acme-staging', baseUrl: 'http://127.0.0.1:2/api/v1', apiKey: 'np_staging_key', slug: 'acme-staging', keySource: `the key file ${join(dir, 'staging.key')} (config ${file} line 8)` },
     ]);
   });
 

@@ -1,26 +1,20 @@
 import type { Command } from 'commander';
-import { KNOWN_OUTCOMES } from '../../api/types.js';
-import { parseDetailsMode } from '../../crawler/plan.js';
-import { resolveApiSettings, withApiOptions } from '../settings.js';
+import { configFilePath, resolveApiSettings, withApiOptions } from '../settings.js';
 import { countersOfFailedRun, sync, type ListingGapSummary, type SyncSummary } from '../../crawler/sync.js';
 import { resolveDbPath } from '../config.js';
-import { CliError, EXIT, toCliError, UsageError } from '../errors.js';
-import { parsePositiveInt } from '../parse.js';
-import { parseDurationArg, parseTimeArg } from '../../shared/time.js';
+import { CliError, EXIT, toCliError } from '../errors.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { progressPrinter, formatDuration } from '../progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync-outcome.js';
+import { interruptible, parseRunFlags, type RunFlags } from '../sync-flags.js';
+import { syncSpacesCommand } from '../spaces-sync.js';
 
-interface SyncFlags {
+export interface SyncFlags extends RunFlags {
   db?: string;
   baseUrl?: string;
   apiKeyFile?: string;
-  details: string;
-  since?: string;
-  until?: string;
-  full?: boolean;
-  overlap: string;
-  maxRpm?: string;
+  config?: string;
+  space: string[];
   json?: boolean;
 }
 
@@ -42,6 +36,8 @@ export function registerSync(program: Command): void {
     .option('--overlap <duration>', 'how far before the watermark an incremental run starts listing', '1h')
     .option('--max-rpm <n>', 'stay under this many requests per minute (leave room for other integrations)')
     .option('--json', 'print the run summary as JSON on stdout')
+    .option('--config <file>', 'crawl every [[space]] of this TOML file into the database (default: $CONVODUCK_CONFIG)')
+    .option('--space <slug>', 'only this space of the config (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
     .addHelpText(
       'after',
       `
@@ -59,6 +55,8 @@ A listing that does not add up (the server counts more conversations than it ser
 and keeps the watermark, so the next run lists that window again.`,
     )
     .action(async (flags: SyncFlags & { apiKey?: string }) => {
+      const config = configFilePath(flags.config);
+      if (config !== null || flags.space.length > 0) return syncSpacesCommand(flags, config);
       let apiKey: string | undefined;
       try {
         const { summary, dbPath } = await runSync(flags, (key) => (apiKey = key));
@@ -84,67 +82,31 @@ async function runSync(
   flags: SyncFlags & { apiKey?: string },
   onKey: (apiKey: string) => void,
 ): Promise<{ summary: SyncSummary; dbPath: string }> {
-  const now = new Date();
-  const details = parseDetailsMode(flags.details);
-  // The spec's outcome set is closed: a misspelt outcome would otherwise just prioritise nothing.
-  const unknown = details?.kind === 'first' ? details.outcomes.filter((o) => !(KNOWN_OUTCOMES as readonly string[]).includes(o)) : [];
-  if (!details || unknown.length > 0) {
-    throw new UsageError(
-      `--details ${JSON.stringify(flags.details)} must be all, none, or outcomes to fetch first from ` +
-        `${KNOWN_OUTCOMES.join(', ')} (e.g. failed,transferred)`,
-    );
-  }
-  const since = flags.since ? parseTimeArg('--since', flags.since, now) : undefined;
-  const until = flags.until ? parseTimeArg('--until', flags.until, now) : undefined;
-  if (since && until && since > until) throw new UsageError('--since is after --until: swap them');
-  if (flags.full && since) throw new UsageError('--full and --since contradict each other: use one');
-  const overlapMs = parseDurationArg('--overlap', flags.overlap);
-  const maxRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
+  const run = parseRunFlags(flags, new Date());
   const settings = resolveApiSettings(flags);
   onKey(settings.apiKey);
   const dbPath = resolveDbPath(flags.db);
 
-  const controller = new AbortController();
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts++;
-    if (interrupts > 1) process.exit(INTERRUPTED_EXIT);
-    process.stderr.write(`\nconvoduck: ${signal}: committing what was fetched, then stopping (again to quit at once)\n`);
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   const progress = progressPrinter();
+  let signal: AbortSignal | undefined;
   try {
     preferSmallHeap();
-    const summary = await sync({
-      ...settings,
-      dbPath,
-      details,
-      since,
-      until,
-      full: flags.full,
-      overlapMs,
-      maxRpm,
-      windowMs: testWindowMs(),
-      signal: controller.signal,
-      onProgress: progress.update,
+    const summary = await interruptible((aborted) => {
+      signal = aborted;
+      return sync({ ...settings, ...run, dbPath, signal: aborted, onProgress: progress.update });
     });
     progress.finish();
     return { summary, dbPath };
   } catch (err) {
     progress.finish();
     // Ctrl-C ended a call that was waiting (for the rate limit, say): an interruption, not a failure.
-    if (controller.signal.aborted) throw new InterruptedError(err);
+    if (signal?.aborted) throw new InterruptedError(err);
     throw err;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   }
 }
 
 /** A run the user stopped; crawlerError carries the run's counters (countersOfFailedRun). */
-class InterruptedError extends CliError {
+export class InterruptedError extends CliError {
   constructor(readonly crawlerError: unknown) {
     super('sync interrupted: what was fetched is kept; run sync again to resume', INTERRUPTED_EXIT);
     this.name = 'InterruptedError';
@@ -152,21 +114,15 @@ class InterruptedError extends CliError {
 }
 
 /** The reason a finished run was not ok, as its one line; null when it was. */
-function problemOf(summary: SyncSummary): string | null {
+export function problemOf(summary: SyncSummary): string | null {
   if (summary.status === 'ok') return null;
   if (summary.status === 'interrupted') return 'sync interrupted: what was fetched is kept; run sync again to resume';
   if (summary.listingGap) return describeListingGap(summary.listingGap).replace(/^convoduck: /, '');
   return `${summary.errors} errors recorded in sync_errors — the next run retries them`;
 }
 
-/** Tests shrink the API's one-minute window to keep crawls short; users never need this. */
-function testWindowMs(): number | undefined {
-  const value = process.env.CONVODUCK_RATE_WINDOW_MS;
-  return value ? parsePositiveInt('CONVODUCK_RATE_WINDOW_MS', value) : undefined;
-}
-
 /** convoduck's own errors as everywhere; anything else ended the run, and what was fetched is kept. */
-function translate(err: unknown): CliError {
+export function translate(err: unknown): CliError {
   const known = toCliError(err);
   if (known) return known;
   const message = err instanceof Error ? err.message : String(err);
@@ -181,7 +137,7 @@ export function describeListingGap(gap: ListingGapSummary): string {
   return `convoduck: ${gap.message} — ${next}`;
 }
 
-function describeSummary(s: SyncSummary, dbPath: string): string {
+export function describeSummary(s: SyncSummary, dbPath: string): string {
   const lines = [
     `sync ${s.status === 'ok' ? 'done' : s.status} in ${formatDuration(s.seconds)} → ${dbPath}`,
     `  space ${s.space}, window ${s.windowFrom ?? 'beginning'} .. ${s.windowTo}`,

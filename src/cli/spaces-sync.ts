@@ -1,0 +1,151 @@
+// `sync --config FILE` (or `--space SLUG`): every space of the config crawled at once into one
+// database. Per space: its summary on stderr, one line when it did not end well (naming the
+// space, never its key); with --json one object holding each space's summary. Exit 0 when every
+// space is fine, 3 when any key was refused, 1 for any other recorded error, 130 when interrupted.
+
+import { AuthError } from '../api/client.js';
+import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../crawler/spaces.js';
+import { preferSmallHeap } from '../shared/heap.js';
+import { resolveDbPath } from './config.js';
+import { describeListingGap, describeSummary, problemOf, type SyncFlags } from './commands/sync.js';
+import { CliError, EXIT, toCliError, UsageError } from './errors.js';
+import { resolveApiSettings, resolveConfigSpaces, type SpaceSettings } from './settings.js';
+import { spacesProgressPrinter } from './spaces-progress.js';
+import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './sync-outcome.js';
+import { interruptible, parseRunFlags } from './sync-flags.js';
+
+export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, configFile: string | null): Promise<void> {
+  let keys: string[] = [];
+  try {
+    const run = parseRunFlags(flags, new Date());
+    const spaces = spacesOf(flags, configFile);
+    keys = spaces.map((s) => s.apiKey);
+    const dbPath = resolveDbPath(flags.db);
+    const targets: SpaceTarget[] = spaces.map((s) => ({
+      label: s.label,
+      baseUrl: s.baseUrl,
+      apiKey: s.apiKey,
+      // --max-rpm caps every space; a space's own max_rpm may be lower
+      maxRpm: minDefined(s.maxRpm, run.maxRpm),
+      windowMs: run.windowMs,
+      ...(s.slug !== undefined ? { slug: s.slug } : {}),
+    }));
+    const progress = spacesProgressPrinter();
+    let summary: SpacesSummary;
+    try {
+      preferSmallHeap();
+      summary = await interruptible((signal) =>
+        syncSpaces({
+          spaces: targets,
+          only: flags.space,
+          dbPath,
+          details: run.details,
+          since: run.since,
+          until: run.until,
+          full: run.full,
+          overlapMs: run.overlapMs,
+          signal,
+          onProgress: progress.update,
+        }),
+      );
+    } finally {
+      progress.finish();
+    }
+
+    const lines = summary.spaces.map((o) => lineOf(o, spaces[o.target]!));
+    for (const o of summary.spaces) if (o.summary) process.stderr.write(describeSummary(o.summary, dbPath) + '\n');
+    for (const line of lines) if (line !== null) process.stderr.write(redact(`convoduck: ${line}`, keys) + '\n');
+    const exitCode = exitCodeOf(summary.spaces);
+    if (flags.json) {
+      const problems = lines.filter((l): l is string => l !== null);
+      const error = problems.length === 0 ? null : problems.length === 1 ? problems[0]! : `${problems.length} of ${summary.spaces.length} spaces did not end well: ${problems.join('; ')}`;
+      const outcome = {
+        status: statusOf(exitCode),
+        exitCode,
+        error,
+        seconds: summary.seconds,
+        spaces: summary.spaces.map((o, i) => ({ ...(o.summary ?? o.counters ?? {}), space: o.space, status: o.status, error: lines[i] })),
+      };
+      process.stdout.write(redact(JSON.stringify(outcome), keys) + '\n');
+    }
+    process.exitCode = exitCode;
+  } catch (err) {
+    const known = toCliError(err) ?? new CliError(`sync failed: ${firstLine(err)} (what was fetched is kept; run sync again to resume)`, EXIT.failed);
+    known.message = redact(known.message, keys);
+    if (flags.json) {
+      const outcome = { status: statusOf(known.exitCode), exitCode: known.exitCode, error: known.message.split('\n')[0]!, spaces: [] };
+      process.stdout.write(redact(JSON.stringify(outcome), keys) + '\n');
+      known.outcomePrinted = true;
+    }
+    throw known;
+  }
+}
+
+/** The spaces of the config file, or without one the key's space (`--space` then checks its slug). */
+function spacesOf(flags: SyncFlags & { apiKey?: string }, configFile: string | null): SpaceSettings[] {
+  if (configFile === null) {
+    const settings = resolveApiSettings(flags);
+    const keySource = flags.apiKeyFile ? `the key file ${flags.apiKeyFile}` : 'CONVODUCK_API_KEY';
+    return [{ ...settings, label: 'the key’s space', keySource }];
+  }
+  if (flags.baseUrl !== undefined || flags.apiKeyFile !== undefined || flags.apiKey !== undefined) {
+    throw new UsageError('--base-url and --api-key-file name one space: with a config file each [[space]] names its own — drop them');
+  }
+  return resolveConfigSpaces(configFile);
+}
+
+/** The one line a space that did not end well gets (null when it did). */
+function lineOf(o: SpaceOutcome, settings: SpaceSettings): string | null {
+  const name = o.summary || o.counters || settings.slug !== undefined ? `space ${o.space}` : settings.label;
+  switch (o.status) {
+    case 'ok':
+      return null;
+    case 'refused': {
+      const status = o.error instanceof AuthError ? ` (${o.error.status} ${o.error.code})` : '';
+      return `${name}: the API refused its key${status}: check ${settings.keySource} — skipped; the other spaces ran`;
+    }
+    case 'unreachable':
+      return `${name}: the API could not be asked for the space: ${firstLine(o.error)} — skipped; the next run tries again`;
+    case 'failed':
+      return `${name}: sync failed: ${firstLine(o.error)} (what was fetched is kept; run sync again to resume)`;
+    case 'interrupted':
+      return `${name}: sync interrupted: what was fetched is kept; run sync again to resume`;
+    case 'errors': {
+      if (o.summary?.listingGap) return `${name}: ${describeListingGap(o.summary.listingGap).replace(/^convoduck: /, '')}`;
+      return `${name}: ${o.summary ? problemOf(o.summary) : 'errors recorded'}`;
+    }
+  }
+}
+
+/** 130 when interrupted, else 3 when any key was refused, else 1 when any space did not end well. */
+function exitCodeOf(outcomes: SpaceOutcome[]): number {
+  if (outcomes.some((o) => o.status === 'interrupted')) return INTERRUPTED_EXIT;
+  if (outcomes.some((o) => o.status === 'refused')) return EXIT.auth;
+  if (outcomes.some((o) => o.status !== 'ok')) return EXIT.failed;
+  return EXIT.ok;
+}
+
+function statusOf(exitCode: number): SyncOutcomeStatus {
+  if (exitCode === EXIT.ok) return 'ok';
+  if (exitCode === EXIT.usage) return 'usage';
+  if (exitCode === EXIT.auth) return 'refused';
+  if (exitCode === INTERRUPTED_EXIT) return 'interrupted';
+  return 'errors';
+}
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+}
+
+/** No key ever reaches stdout or stderr, whatever a message picked up. */
+function redact(text: string, keys: string[]): string {
+  let out = text;
+  for (const key of keys) for (const form of [key, JSON.stringify(key).slice(1, -1)]) out = out.split(form).join('[api key]');
+  return out;
+}

@@ -1,0 +1,74 @@
+// What `sync` reads from its flags whatever it crawls (one space or many), and how it stops on
+// Ctrl-C / SIGTERM: the first signal commits what was fetched and stops, the second quits at once.
+
+import { KNOWN_OUTCOMES } from '../api/types.js';
+import { parseDetailsMode, type DetailsMode } from '../crawler/plan.js';
+import { parseDurationArg, parseTimeArg } from '../shared/time.js';
+import { UsageError } from './errors.js';
+import { parsePositiveInt } from './parse.js';
+import { INTERRUPTED_EXIT } from './sync-outcome.js';
+
+export interface RunFlags {
+  details: string;
+  since?: string;
+  until?: string;
+  full?: boolean;
+  overlap: string;
+  maxRpm?: string;
+}
+
+export interface RunSettings {
+  details: DetailsMode;
+  since: Date | undefined;
+  until: Date | undefined;
+  full: boolean | undefined;
+  overlapMs: number;
+  maxRpm: number | undefined;
+  /** the rate limit's window when tests shrink it (CONVODUCK_RATE_WINDOW_MS) */
+  windowMs: number | undefined;
+}
+
+export function parseRunFlags(flags: RunFlags, now: Date): RunSettings {
+  const details = parseDetailsMode(flags.details);
+  // The spec's outcome set is closed: a misspelt outcome would otherwise just prioritise nothing.
+  const unknown = details?.kind === 'first' ? details.outcomes.filter((o) => !(KNOWN_OUTCOMES as readonly string[]).includes(o)) : [];
+  if (!details || unknown.length > 0) {
+    throw new UsageError(
+      `--details ${JSON.stringify(flags.details)} must be all, none, or outcomes to fetch first from ` +
+        `${KNOWN_OUTCOMES.join(', ')} (e.g. failed,transferred)`,
+    );
+  }
+  const since = flags.since ? parseTimeArg('--since', flags.since, now) : undefined;
+  const until = flags.until ? parseTimeArg('--until', flags.until, now) : undefined;
+  if (since && until && since > until) throw new UsageError('--since is after --until: swap them');
+  if (flags.full && since) throw new UsageError('--full and --since contradict each other: use one');
+  const overlapMs = parseDurationArg('--overlap', flags.overlap);
+  const maxRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
+  return { details, since, until, full: flags.full, overlapMs, maxRpm, windowMs: testWindowMs() };
+}
+
+/** Tests shrink the API's one-minute window to keep crawls short; users never need this. */
+function testWindowMs(): number | undefined {
+  const value = process.env.CONVODUCK_RATE_WINDOW_MS;
+  return value ? parsePositiveInt('CONVODUCK_RATE_WINDOW_MS', value) : undefined;
+}
+
+/** Runs `work` with a signal that Ctrl-C / SIGTERM abort (a second signal exits at once). */
+export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts > 1) process.exit(INTERRUPTED_EXIT);
+    process.stderr.write(`\nconvoduck: ${signal}: committing what was fetched, then stopping (again to quit at once)\n`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await work(controller.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,174 @@
+// Many spaces into one database in one run: one sync lock and one writer for the file (DuckDB
+// allows one instance per file in a process), and per space its own client (its key's rate
+// limiter), watermark, listing window and sync_runs row. Every space's key is proven first
+// (GET /spaces); a space whose key is refused or whose server cannot be reached is reported and
+// skipped, the others are crawled at once.
+
+import { AuthError } from '../api/client.js';
+import type { ApiClient } from '../api/client.js';
+import { InvalidInputError } from '../shared/errors.js';
+import { checkWritableDatabase } from '../store/database.js';
+import { acquireSyncLock } from './lock.js';
+import {
+  countersOfFailedRun,
+  crawlSpace,
+  spaceClient,
+  type ClientSettings,
+  type CrawlOptions,
+  type FailedRunCounters,
+  type SyncProgress,
+  type SyncSummary,
+} from './sync.js';
+import { BatchWriter } from './writer.js';
+
+/** One space to crawl: its API, key and client settings. */
+export interface SpaceTarget extends ClientSettings {
+  /** how messages name the space while its slug is not known */
+  label: string;
+  /** the slug GET /spaces must name (a mismatch stops the run before anything is stored) */
+  slug?: string;
+}
+
+export interface SpacesOptions extends Omit<CrawlOptions, 'onProgress'> {
+  spaces: SpaceTarget[];
+  /** crawl only these slugs; a target whose slug is given and not among them is never asked anything */
+  only?: string[];
+  onProgress?: (space: string, progress: SyncProgress) => void;
+}
+
+/**
+ * How a space's run ended: as a crawl does (ok, errors, interrupted), or `refused` (the API refused
+ * its key), `unreachable` (its server could not be asked for the space), `failed` (the run
+ * stopped on another error; what was fetched is kept).
+ */
+export type SpaceStatus = SyncSummary['status'] | 'refused' | 'unreachable' | 'failed';
+
+export interface SpaceOutcome {
+  /** the position of its target in `spaces` */
+  target: number;
+  /** its slug, or its label when GET /spaces never named it */
+  space: string;
+  status: SpaceStatus;
+  /** a run that finished */
+  summary: SyncSummary | null;
+  /** what ended a run that did not finish (its counters, when it had started) */
+  error: unknown;
+  counters: FailedRunCounters | null;
+}
+
+export interface SpacesSummary {
+  spaces: SpaceOutcome[];
+  seconds: number;
+}
+
+/** GET /spaces named another space than the caller expected: nothing was stored. */
+export class SpaceMismatchError extends InvalidInputError {}
+/** Two targets are the same space: nothing was stored. */
+export class DuplicateSpaceError extends InvalidInputError {}
+/** `only` names a slug no target has. */
+export class UnknownSpaceError extends InvalidInputError {
+  constructor(
+    readonly unknown: string[],
+    readonly known: string[],
+  ) {
+    super(
+      `no space ${unknown.map((s) => JSON.stringify(s)).join(', ')} in this job — known: ${known.length > 0 ? known.join(', ') : 'none'}`,
+    );
+  }
+}
+
+interface Resolved {
+  target: number;
+  client: ApiClient;
+  space: string;
+}
+
+export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary> {
+  const started = Date.now();
+  checkWritableDatabase(options.dbPath);
+  const only = options.only && options.only.length > 0 ? new Set(options.only) : null;
+  const configured = options.spaces.map((t) => t.slug).filter((s): s is string => s !== undefined);
+  // Whether a target is needed: its slug is asked for, or it must be asked for its slug.
+  const needed = options.spaces.map((t) => only === null || t.slug === undefined || only.has(t.slug));
+  if (only !== null && options.spaces.every((t) => t.slug !== undefined)) refuseUnknown(only, configured, []);
+
+  const lock = acquireSyncLock(options.dbPath);
+  const clients: ApiClient[] = [];
+  try {
+    const outcomes: SpaceOutcome[] = [];
+    const resolved: Resolved[] = [];
+    // Every key is proven (and every slug read) before anything is stored.
+    await Promise.all(
+      options.spaces.map(async (target, i) => {
+        if (!needed[i]) return;
+        const client = spaceClient(target, options);
+        clients.push(client);
+        try {
+          resolved.push({ target: i, client, space: (await client.getSpace()).slug });
+        } catch (err) {
+          outcomes.push({ target: i, space: target.slug ?? target.label, status: failureStatus(err, options.signal, true), summary: null, error: err, counters: null });
+        }
+      }),
+    );
+    resolved.sort((a, b) => a.target - b.target);
+    for (const r of resolved) {
+      const target = options.spaces[r.target]!;
+      if (target.slug !== undefined && target.slug !== r.space) {
+        throw new SpaceMismatchError(
+          `${target.label}: the key belongs to space ${r.space}, not ${target.slug} — fix the slug (or the key) in the config`,
+        );
+      }
+      const twin = resolved.find((o) => o.target < r.target && o.space === r.space);
+      if (twin) {
+        throw new DuplicateSpaceError(
+          `${target.label} and ${options.spaces[twin.target]!.label} are both space ${r.space} — list each space once`,
+        );
+      }
+    }
+    const unasked = outcomes.filter((o) => options.spaces[o.target]!.slug === undefined).map((o) => o.space);
+    if (only !== null) refuseUnknown(only, [...new Set([...configured, ...resolved.map((r) => r.space)])], unasked);
+
+    const writer = new BatchWriter(options.dbPath);
+    const chosen = resolved.filter((r) => only === null || only.has(r.space));
+    await Promise.all(
+      chosen.map(async (r) => {
+        const onProgress = options.onProgress;
+        const crawl: CrawlOptions = { ...options, onProgress: onProgress ? (p) => onProgress(r.space, p) : undefined };
+        try {
+          const summary = await crawlSpace(crawl, { client: r.client, writer, space: r.space });
+          outcomes.push({ target: r.target, space: r.space, status: summary.status, summary, error: null, counters: null });
+        } catch (err) {
+          outcomes.push({
+            target: r.target,
+            space: r.space,
+            status: failureStatus(err, options.signal, false),
+            summary: null,
+            error: err,
+            counters: countersOfFailedRun(err) ?? null,
+          });
+        }
+      }),
+    );
+    await writer.idle();
+    outcomes.sort((a, b) => a.target - b.target);
+    return { spaces: outcomes, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+    lock.release();
+  }
+}
+
+function failureStatus(err: unknown, signal: AbortSignal | undefined, beforeCrawl: boolean): SpaceStatus {
+  if (signal?.aborted) return 'interrupted';
+  if (err instanceof AuthError) return 'refused';
+  return beforeCrawl ? 'unreachable' : 'failed';
+}
+
+function refuseUnknown(only: Set<string>, known: string[], unasked: string[]): void {
+  const unknown = [...only].filter((s) => !known.includes(s));
+  if (unknown.length === 0) return;
+  const error = new UnknownSpaceError(unknown, [...known].sort());
+  // a space whose key could not be used may be the one asked for: say so
+  if (unasked.length > 0) error.message += ` (not asked: ${unasked.join(', ')})`;
+  throw error;
+}

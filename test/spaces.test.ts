@@ -1,0 +1,296 @@
+// `sync --config`: three simulated spaces (different seeds, keys, slugs and sizes) crawled at once
+// into one database over real HTTP: every space exact row by row; a refused key skips its space
+// only (exit 3, one line naming it, the key nowhere); a second run incremental per space; each
+// key held at its own limit in the same run; --space limits a run; a wrong slug stores nothing.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { syncSpaces } from '../src/crawler/spaces.js';
+import type { RequestLogEntry, Simulator } from '../src/simulator/index.js';
+import { Database } from '../src/store/database.js';
+import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+import { expectNoDuplicateKeys, expectStoreMatches } from './support/store-vs-simulator.js';
+
+const { simulator, tempDb } = scratch('spaces');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Seeds whose spaces have three different slugs (nordwind-service, soylent-help, initech-support). */
+const SEEDS = [141, 142, 143] as const;
+const SIZES = [260, 180, 120] as const;
+
+const everything = (sim: Simulator) => ({ conversations: sim.dataset.conversations, detail: (id: string) => sim.dataset.detail(id) });
+const own = (sim: Simulator, from = 0): RequestLogEntry[] => sim.requestLog.slice(from).filter((r) => r.client === 'key');
+const ofKind = (entries: RequestLogEntry[], kind: string): number => entries.filter((r) => r.kind === kind).length;
+
+interface Job {
+  sims: Simulator[];
+  config: string;
+  env: NodeJS.ProcessEnv;
+  dbPath: string;
+}
+
+/** A config file for `sims` (one [[space]] each, keys in variables); `withSlugs` names each slug. */
+function job(sims: Simulator[], options: { withSlugs?: boolean; extra?: string[] } = {}): Job {
+  const dir = mkdtempSync(join(tmpdir(), 'convoduck-spaces-config-'));
+  dirs.push(dir);
+  const config = join(dir, 'spaces.toml');
+  const tables = sims.map(
+    (sim, i) =>
+      `[[space]]\nbase_url = "${sim.baseUrl}"\napi_key_env = "SPACE_${i}_KEY"\n` +
+      (options.withSlugs ? `slug = "${sim.space}"\n` : '') +
+      (options.extra?.[i] ?? ''),
+  );
+  writeFileSync(config, tables.join('\n'));
+  const dbPath = tempDb();
+  const env: NodeJS.ProcessEnv = { CONVODUCK_CONFIG: config, CONVODUCK_DB: dbPath };
+  sims.forEach((sim, i) => (env[`SPACE_${i}_KEY`] = sim.apiKey));
+  return { sims, config, env, dbPath };
+}
+
+async function threeSpaces(extra: { rateLimit?: number; windowMs?: number } = {}): Promise<Simulator[]> {
+  const sims = await Promise.all(SEEDS.map((seed, i) => simulator({ seed, conversations: SIZES[i], rateLimit: 100_000, ...extra })));
+  expect(new Set(sims.map((s) => s.space)).size).toBe(3);
+  expect(new Set(sims.map((s) => s.apiKey)).size).toBe(3);
+  return sims;
+}
+
+async function rows<T extends Record<string, unknown>>(dbPath: string, sql: string): Promise<T[]> {
+  const db = await Database.open(dbPath, { readOnly: true });
+  try {
+    return await db.all<T>(sql);
+  } finally {
+    db.close();
+  }
+}
+
+interface JsonSummary {
+  status: string;
+  exitCode: number;
+  error: string | null;
+  spaces: { space: string; status: string; error: string | null; detailsFetched?: number; conversationsListed?: number; runId?: number }[];
+}
+
+describe('sync --config: many spaces into one database', () => {
+  it('crawls every space at once, each exact row by row, each with its own run and watermark', async () => {
+    const sims = await threeSpaces();
+    const { env, dbPath } = job(sims);
+    const run = await runCli(['sync', '--json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as JsonSummary;
+    expect(out.status).toBe('ok');
+    expect(out.error).toBeNull();
+    expect(out.spaces.map((s) => [s.space, s.status, s.conversationsListed])).toEqual(sims.map((sim, i) => [sim.space, 'ok', SIZES[i]]));
+
+    for (const sim of sims) await expectStoreMatches(dbPath, everything(sim), { space: sim.space });
+    const bySpace = await rows<{ space: string; n: number }>(dbPath, `SELECT space, count(*)::INTEGER AS n FROM conversations GROUP BY space ORDER BY space`);
+    expect(bySpace).toEqual(sims.map((s, i) => ({ space: s.space, n: SIZES[i] })).sort((a, b) => a.space.localeCompare(b.space)));
+    const agents = await rows<{ space: string; n: number }>(dbPath, `SELECT space, count(*)::INTEGER AS n FROM agents GROUP BY space ORDER BY space`);
+    expect(agents).toEqual(sims.map((s) => ({ space: s.space, n: s.dataset.agents.length })).sort((a, b) => a.space.localeCompare(b.space)));
+
+    const runs = await rows<{ space: string; status: string; window_to: Date }>(dbPath, `SELECT space, status, window_to FROM sync_runs ORDER BY space`);
+    expect(runs.map((r) => [r.space, r.status])).toEqual(sims.map((s) => [s.space, 'ok']).sort());
+    const marks = await rows<{ space: string; listed_to: Date }>(dbPath, `SELECT space, listed_to FROM listing_watermarks ORDER BY space`);
+    expect(marks.map((m) => [m.space, m.listed_to.getTime()])).toEqual(runs.map((r) => [r.space, r.window_to.getTime()]));
+    // every request of a space went to its own server with its own key
+    for (const sim of sims) expect(own(sim).every((r) => r.status === 200)).toBe(true);
+  }, 90_000);
+
+  it('a second run is incremental per space: only the new conversations of the space that has them', async () => {
+    const sims = await threeSpaces();
+    const { env, dbPath } = job(sims);
+    const first = await runCli(['sync'], env);
+    expect(first.code, first.stderr).toBe(0);
+    const logged = sims.map((s) => s.requestLog.length);
+    for (const sim of sims) expect(ofKind(own(sim), 'conversation_detail')).toBe(sim.dataset.conversations.length);
+
+    // what a later run fetches again: each space's conversations still in progress
+    const open = sims.map((sim) => sim.dataset.conversations.filter((c) => sim.dataset.detail(c.id)!.ended_at === null).length);
+    expect(open.some((n) => n > 0)).toBe(true);
+    // three new finished conversations in the second space only
+    sims[1]!.setOptions({ arrivalLagMs: 60_000 });
+    sims[1]!.addConversations(3, { open: false });
+    const second = await runCli(['sync', '--json'], env);
+    expect(second.code, second.stderr).toBe(0);
+    const out = JSON.parse(second.stdout) as JsonSummary;
+    const expected = open.map((n, i) => n + (i === 1 ? 3 : 0));
+    expect(out.spaces.map((s) => s.detailsFetched)).toEqual(expected);
+    sims.forEach((sim, i) => {
+      const again = own(sim, logged[i]);
+      expect(ofKind(again, 'conversation_detail'), sim.space).toBe(expected[i]);
+      // the overlap window holds a page at most, against the whole history the first time
+      expect(ofKind(again, 'conversation_list'), sim.space).toBe(1);
+    });
+    for (const sim of sims) await expectStoreMatches(dbPath, everything(sim), { space: sim.space });
+    const runs = await rows<{ space: string; window_from: Date | null }>(dbPath, `SELECT space, window_from FROM sync_runs ORDER BY run_id`);
+    expect(runs).toHaveLength(6);
+    // each space's second window starts an hour before its own first window's end
+    for (const r of runs.slice(3)) expect(r.window_from, r.space).not.toBeNull();
+  }, 120_000);
+
+  it('a refused key skips its space only: the others exact, exit 3, one line naming the space, the key nowhere', async () => {
+    const sims = await threeSpaces();
+    sims[1]!.setOptions({ revokeKeyAfter: 0 });
+    const { env, dbPath } = job(sims, { withSlugs: true });
+    const run = await runCli(['sync', '--json'], env);
+    expect(run.code, run.stderr).toBe(3);
+    const refusal = run.stderr.split('\n').filter((l) => l.startsWith('convoduck: '));
+    expect(refusal).toEqual([
+      `convoduck: space ${sims[1]!.space}: the API refused its key (401 unauthenticated): check environment variable SPACE_1_KEY (config ${env.CONVODUCK_CONFIG} line 8) — skipped; the other spaces ran`,
+    ]);
+    const out = JSON.parse(run.stdout) as JsonSummary;
+    expect(out.status).toBe('refused');
+    expect(out.exitCode).toBe(3);
+    expect(out.spaces.map((s) => [s.space, s.status])).toEqual([
+      [sims[0]!.space, 'ok'],
+      [sims[1]!.space, 'refused'],
+      [sims[2]!.space, 'ok'],
+    ]);
+    await expectStoreMatches(dbPath, everything(sims[0]!), { space: sims[0]!.space });
+    await expectStoreMatches(dbPath, everything(sims[2]!), { space: sims[2]!.space });
+    const spaces = await rows<{ space: string }>(dbPath, `SELECT DISTINCT space FROM sync_runs UNION SELECT DISTINCT space FROM raw_listed_conversations ORDER BY 1`);
+    expect(spaces.map((s) => s.space)).toEqual([sims[0]!.space, sims[2]!.space].sort());
+    for (const sim of sims) {
+      expect(run.stdout + run.stderr).not.toContain(sim.apiKey);
+      expect(readFileSync(dbPath).includes(sim.apiKey)).toBe(false);
+    }
+  }, 90_000);
+
+  it('a key revoked in the middle of its crawl: that space keeps what it fetched, the others finish exact, exit 3', async () => {
+    const sims = await threeSpaces();
+    sims[0]!.setOptions({ revokeKeyAfter: 60 });
+    const { env, dbPath } = job(sims);
+    const run = await runCli(['sync'], env);
+    expect(run.code, run.stderr).toBe(3);
+    const lines = run.stderr.split('\n').filter((l) => l.startsWith('convoduck: '));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^convoduck: space ${sims[0]!.space}: the API refused its key \\(401 unauthenticated\\)`));
+    await expectStoreMatches(dbPath, everything(sims[1]!), { space: sims[1]!.space });
+    await expectStoreMatches(dbPath, everything(sims[2]!), { space: sims[2]!.space });
+    const kept = await rows<{ n: number }>(dbPath, `SELECT count(*)::INTEGER AS n FROM raw_conversations WHERE space = '${sims[0]!.space}'`);
+    expect(kept[0]!.n).toBeGreaterThan(0);
+    expect(kept[0]!.n).toBeLessThan(SIZES[0]);
+    const runs = await rows<{ space: string; status: string }>(dbPath, `SELECT space, status FROM sync_runs ORDER BY space`);
+    expect(runs).toEqual(sims.map((s, i) => ({ space: s.space, status: i === 0 ? 'failed' : 'ok' })).sort((a, b) => a.space.localeCompare(b.space)));
+    expect(run.stderr).not.toContain(sims[0]!.apiKey);
+
+    // with the key working again, the next run ends exact in every space
+    sims[0]!.setOptions({ revokeKeyAfter: null });
+    const healed = await runCli(['sync'], env);
+    expect(healed.code, healed.stderr).toBe(0);
+    for (const sim of sims) await expectStoreMatches(dbPath, everything(sim), { space: sim.space });
+  }, 120_000);
+
+  it('--space limits a run to some spaces: the others are not asked anything; an unknown slug is one line, exit 2', async () => {
+    const sims = await threeSpaces();
+    const { env, dbPath } = job(sims, { withSlugs: true });
+    const unknown = await runCli(['sync', '--space', 'nowhere'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split('\n')).toEqual([`convoduck: no space "nowhere" in this job — known: ${sims.map((s) => s.space).sort().join(', ')}`]);
+    expect(existsSync(dbPath)).toBe(false);
+    for (const sim of sims) expect(own(sim)).toHaveLength(0);
+
+    const run = await runCli(['sync', '--space', sims[0]!.space, '--space', sims[2]!.space], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(own(sims[1]!)).toHaveLength(0);
+    await expectStoreMatches(dbPath, everything(sims[0]!), { space: sims[0]!.space });
+    await expectStoreMatches(dbPath, everything(sims[2]!), { space: sims[2]!.space });
+    const spaces = await rows<{ space: string }>(dbPath, `SELECT DISTINCT space FROM conversations ORDER BY 1`);
+    expect(spaces.map((s) => s.space)).toEqual([sims[0]!.space, sims[2]!.space].sort());
+  }, 90_000);
+
+  it('a slug the key does not belong to, or the same space twice: one line, exit 2, nothing stored', async () => {
+    const sims = await threeSpaces();
+    const wrong = job(sims, { extra: ['', 'slug = "acme-prod"\n', ''] });
+    const mismatch = await runCli(['sync'], wrong.env);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr.trim().split('\n')).toEqual([
+      `convoduck: space acme-prod: the key belongs to space ${sims[1]!.space}, not acme-prod — fix the slug (or the key) in the config`,
+    ]);
+    expect(existsSync(wrong.dbPath)).toBe(false);
+    // only GET /spaces was asked of any server
+    for (const sim of sims) expect(own(sim).every((r) => r.kind === 'spaces')).toBe(true);
+
+    const twice = job([sims[0]!, sims[1]!, sims[0]!]);
+    twice.env.SPACE_2_KEY = sims[0]!.apiKey;
+    const duplicate = await runCli(['sync'], twice.env);
+    expect(duplicate.code).toBe(2);
+    expect(duplicate.stderr.trim().split('\n')).toEqual([
+      `convoduck: config ${twice.config} line 9: [[space]] #3 holds the same key as [[space]] #1 (line 1) at the same base_url — list each space once`,
+    ]);
+    expect(existsSync(twice.dbPath)).toBe(false);
+  }, 60_000);
+
+  it('a server that cannot be reached is reported and skipped; the others finish', async () => {
+    const sims = await threeSpaces();
+    const down = await simulator({ seed: 144, conversations: 10 });
+    const downUrl = down.baseUrl;
+    await down.close();
+    const dbPath = tempDb();
+    const summary = await syncSpaces({
+      dbPath,
+      spaces: [
+        { label: 'space one', baseUrl: sims[0]!.baseUrl, apiKey: sims[0]!.apiKey },
+        { label: '[[space]] #2 (line 4)', baseUrl: downUrl, apiKey: 'np_down', maxRetries: 1 },
+        { label: 'space three', baseUrl: sims[2]!.baseUrl, apiKey: sims[2]!.apiKey },
+      ],
+    });
+    expect(summary.spaces.map((s) => [s.space, s.status])).toEqual([
+      [sims[0]!.space, 'ok'],
+      ['[[space]] #2 (line 4)', 'unreachable'],
+      [sims[2]!.space, 'ok'],
+    ]);
+    await expectStoreMatches(dbPath, everything(sims[0]!), { space: sims[0]!.space });
+    await expectStoreMatches(dbPath, everything(sims[2]!), { space: sims[2]!.space });
+    const db = await Database.open(dbPath, { readOnly: true });
+    try {
+      await expectNoDuplicateKeys(db);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+});
+
+describe('each key at its own limit', () => {
+  const W = 2_000;
+  const LIMIT = 60;
+
+  /** Accepted requests per window over the whole windows inside [from, to). */
+  function perWindow(entries: RequestLogEntry[], from: number, to: number): number[] {
+    const accepted = entries.filter((r) => r.status === 200).map((r) => r.t);
+    const counts: number[] = [];
+    for (let start = from; start + W <= to; start += W) counts.push(accepted.filter((t) => t >= start && t < start + W).length);
+    return counts;
+  }
+
+  it('three spaces at 60 per window each, in the same run: every key sustains at least 0.9 of its own limit', async () => {
+    const sims = await Promise.all(SEEDS.map((seed) => simulator({ seed, conversations: 300, rateLimit: LIMIT, windowMs: W })));
+    const { env, dbPath } = job(sims);
+    const run = await runCli(['sync'], { ...env, CONVODUCK_RATE_WINDOW_MS: String(W) });
+    expect(run.code, run.stderr).toBe(0);
+    for (const sim of sims) await expectStoreMatches(dbPath, everything(sim), { space: sim.space });
+
+    // the span in which all three crawled at once: from the latest first request to the earliest last one
+    const spans = sims.map((sim) => {
+      const accepted = own(sim).filter((r) => r.status === 200);
+      return { first: accepted[0]!.t, last: accepted.at(-1)!.t };
+    });
+    const from = Math.max(...spans.map((s) => s.first)) + W;
+    const to = Math.min(...spans.map((s) => s.last)) - W;
+    expect(to - from, 'the three crawls overlap by several windows').toBeGreaterThanOrEqual(3 * W);
+    const shares = sims.map((sim) => {
+      const windows = perWindow(own(sim), from, to);
+      return windows.reduce((a, b) => a + b, 0) / (windows.length * LIMIT);
+    });
+    console.log(`each key's share of its limit while all three ran: ${shares.map((s) => s.toFixed(3)).join(', ')}`);
+    for (const sim of sims) {
+      const windows = perWindow(own(sim), from, to);
+      for (const n of windows) expect(n, `${sim.space} per window: ${windows.join(', ')}`).toBeGreaterThanOrEqual(0.9 * LIMIT);
+      expect(own(sim).filter((r) => r.status === 429).length, sim.space).toBeLessThanOrEqual(1);
+    }
+  }, 90_000);
+});
