@@ -21,7 +21,9 @@ import { runCli } from './support/cli.js';
 
 const NOW = new Date('2026-11-06T12:00:00Z');
 const ALL_REPORTS = [
+  'agent_changes',
   'agent_leaderboard',
+  'connection_health',
   'containment_trend',
   'conversation_list',
   'coverage',
@@ -242,6 +244,15 @@ function readCsv(path: string): Table {
     rows: rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]!]))),
   };
 }
+
+/**
+ * drop_off's rows of nodes where somebody hung up: the rows of the workflow's other nodes (zero
+ * hang-ups) and the in_workflow and is_start columns are checked in context-reports.test.ts.
+ */
+function withHangUps(table: Table): Table {
+  return { ...table, rows: table.rows.filter((r) => r.hang_ups !== '0') };
+}
+const FLOW_COLUMNS = ['in_workflow', 'is_start'];
 
 type Cell = string | number | boolean | null;
 type Expected = Record<string, Cell>;
@@ -601,7 +612,7 @@ describe('reports over the whole database (UTC)', () => {
   it('drop_off', () => {
     const expected = expectedLastNodeReport(select(), 'hung_up', 'hang_ups', 'exit_rate');
     expect(expected.length).toBeGreaterThan(3);
-    expectTable(csv('drop_off'), expected, 'drop_off');
+    expectTable(withHangUps(csv('drop_off')), expected, 'drop_off', FLOW_COLUMNS);
   });
 
   it('tool_failures', () => {
@@ -881,9 +892,10 @@ describe('report parameters', () => {
     expectTable(readCsv(join(out, 'conversation_list.csv')), expectedConversationList(list), 'conversation_list agents');
     expectTable(readCsv(join(out, 'tool_failures.csv')), expectedToolFailures(list), 'tool_failures agents');
     expectTable(
-      readCsv(join(out, 'drop_off.csv')),
+      withHangUps(readCsv(join(out, 'drop_off.csv'))),
       expectedLastNodeReport(list, 'hung_up', 'hang_ups', 'exit_rate'),
       'drop_off agents',
+      FLOW_COLUMNS,
     );
     for (const name of ['outcomes', 'transfers', 'agent_leaderboard', 'node_funnel', 'tool_failure_log']) {
       for (const row of readCsv(join(out, `${name}.csv`)).rows) expect(agents, name).toContain(row.agent_id);
@@ -902,7 +914,10 @@ describe('report parameters', () => {
       filters: { from: parseReportTime('--from', '2020-01-01', NOW), to: parseReportTime('--to', '2020-01-02', NOW) },
     });
     for (const r of empty.results) {
-      if (r.name === 'hourly_volume' || r.name === 'summary') {
+      if (r.name === 'connection_health') {
+        // every connection, none with a call
+        expect(readCsv(r.path).rows.every((row) => row.calls === '0')).toBe(true);
+      } else if (r.name === 'hourly_volume' || r.name === 'summary') {
         // the reports that always have rows: zeros when nothing matches
         expect(readCsv(r.path).rows.every((row) => row.conversations === '0')).toBe(true);
       } else {
@@ -1072,7 +1087,7 @@ describe('convoduck report (CLI)', () => {
       expect(result.stderr.trim().split('\n'), label).toHaveLength(1);
       expect(result.stderr, label).toMatch(/^convoduck: /);
     });
-    expect(results[0]!.stderr).toContain('unknown report "nonsense": available reports are agent_leaderboard,');
+    expect(results[0]!.stderr).toContain('unknown report "nonsense": available reports are agent_changes, agent_leaderboard,');
     expect(results[1]!.stderr).toContain('--tz "Nowhere/Land" is not a known time zone');
   });
 });

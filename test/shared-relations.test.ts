@@ -68,6 +68,7 @@ describe('the package’s shared relations', () => {
       'filtered_conversations',
       'filtered_node_visits',
       'filtered_tool_calls',
+      'flow_nodes',
       'node_visitors',
       'last_node_outcomes',
     ]);

@@ -4,6 +4,7 @@
 export { defaultSqlDir, loadCatalog, loadReports, type CustomReportDir, type ReportDefinition } from './catalog.js';
 export { OUTPUT_FORMATS, outputSelectList, type ColumnInfo, type OutputFormat } from './format.js';
 export {
+  DEFAULT_DAYS,
   DEFAULT_EARLY_SECONDS,
   DEFAULT_MIN_SAMPLE,
   PARAM_NAMES,

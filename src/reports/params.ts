@@ -37,10 +37,13 @@ export interface ReportFilters {
   earlySeconds?: number;
   /** agent_leaderboard: fewer conversations than this is flagged as a small sample (default 20) */
   minSample?: number;
+  /** agent_changes: the days before and after a change whose conversations are compared (default 7) */
+  days?: number;
 }
 
 export const DEFAULT_EARLY_SECONDS = 10;
 export const DEFAULT_MIN_SAMPLE = 20;
+export const DEFAULT_DAYS = 7;
 
 /** The filters after resolution: what is bound. */
 export interface ResolvedParams {
@@ -51,10 +54,11 @@ export interface ResolvedParams {
   tz: string;
   earlySeconds: number;
   minSample: number;
+  days: number;
 }
 
 /** Names a report may use as `$name`. */
-export const PARAM_NAMES = ['from', 'to', 'agents', 'channel', 'tz', 'early_seconds', 'min_sample'] as const;
+export const PARAM_NAMES = ['from', 'to', 'agents', 'channel', 'tz', 'early_seconds', 'min_sample', 'days'] as const;
 export type ParamName = (typeof PARAM_NAMES)[number];
 
 export function bindValues(p: ResolvedParams): Record<ParamName, DuckDBValue> {
@@ -66,6 +70,7 @@ export function bindValues(p: ResolvedParams): Record<ParamName, DuckDBValue> {
     tz: p.tz,
     early_seconds: p.earlySeconds,
     min_sample: p.minSample,
+    days: p.days,
   };
 }
 
@@ -77,6 +82,7 @@ export const BIND_TYPES: Record<ParamName, DuckDBType> = {
   tz: VARCHAR,
   early_seconds: INTEGER,
   min_sample: INTEGER,
+  days: INTEGER,
 };
 
 /**

@@ -4,7 +4,7 @@
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { InvalidInputError } from '../shared/errors.js';
 import { formatInstant } from '../shared/time.js';
-import { DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, type ReportFilters, type ResolvedParams, type TimeBound } from './params.js';
+import { DEFAULT_DAYS, DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, type ReportFilters, type ResolvedParams, type TimeBound } from './params.js';
 
 /** The time zone's canonical IANA name (case-insensitive match), or an InvalidInputError. */
 export async function resolveTimeZone(connection: DuckDBConnection, tz: string): Promise<string> {
@@ -42,6 +42,7 @@ export async function resolveParams(connection: DuckDBConnection, filters: Repor
     tz,
     earlySeconds: filters.earlySeconds ?? DEFAULT_EARLY_SECONDS,
     minSample: filters.minSample ?? DEFAULT_MIN_SAMPLE,
+    days: filters.days ?? DEFAULT_DAYS,
   };
 }
 

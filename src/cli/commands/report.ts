@@ -5,6 +5,7 @@ import { Option, type Command } from 'commander';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { KNOWN_CHANNELS } from '../../api/types.js';
 import {
+  DEFAULT_DAYS,
   DEFAULT_EARLY_SECONDS,
   DEFAULT_MIN_SAMPLE,
   OUTPUT_FORMATS,
@@ -32,6 +33,7 @@ interface ReportFlags {
   tz: string;
   earlySeconds?: string;
   minSample?: string;
+  days?: string;
   raw?: boolean;
   excel?: boolean;
   wait: string;
@@ -57,6 +59,7 @@ export function registerReport(program: Command): void {
     .option('--tz <zone>', 'time zone of day, week and hour buckets (IANA name)', 'UTC')
     .option('--early-seconds <n>', `early_hangups: a voice hang-up within this many seconds is early (default ${DEFAULT_EARLY_SECONDS})`)
     .option('--min-sample <n>', `agent_leaderboard: flag agents with fewer conversations (default ${DEFAULT_MIN_SAMPLE})`)
+    .option('--days <n>', `agent_changes: compare the conversations of this many days before and after a change (default ${DEFAULT_DAYS})`)
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
     .option('--excel', 'CSV: add a UTF-8 byte-order mark and use CRLF line ends')
     .option('--html', 'write one self-contained page, report.html, with KPI tiles, charts and tables instead')
@@ -89,6 +92,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         earlySeconds:
           flags.earlySeconds === undefined ? undefined : parsePositiveInt('--early-seconds', flags.earlySeconds),
         minSample: flags.minSample === undefined ? undefined : parsePositiveInt('--min-sample', flags.minSample),
+        days: flags.days === undefined ? undefined : parsePositiveInt('--days', flags.days),
       };
       const onWait = () => process.stderr.write(busyNotice(flags.wait));
       const dbPath = resolveDbPath(flags.db);
