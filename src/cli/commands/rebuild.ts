@@ -9,9 +9,10 @@ export function registerRebuild(program: Command): void {
     .command('rebuild')
     .summary('re-derive every table from the stored raw responses (no API request)')
     .description(
-      'Re-derive conversations, transcript_turns, tool_calls and node_visits from the raw API\n' +
-        'responses kept in the database, in one transaction. Use it after upgrading convoduck or\n' +
-        'if a derived table was damaged; it never contacts the API.',
+      'Re-derive conversations, transcript_turns, tool_calls, node_visits, agents (with behavior and\n' +
+        'workflow), agent_versions, workflow_nodes, tools and connections from the raw API responses\n' +
+        'kept in the database, in one transaction. Use it after upgrading convoduck or if a derived\n' +
+        'table was damaged; it never contacts the API.',
     )
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .addHelpText('after', '\nExamples:\n  convoduck rebuild\n  convoduck rebuild --db /data/support.duckdb')
@@ -27,7 +28,10 @@ export function registerRebuild(program: Command): void {
               `SELECT (SELECT count(*) FROM conversations)::INTEGER AS conversations,
                       (SELECT count(*) FROM transcript_turns)::INTEGER AS transcript_turns,
                       (SELECT count(*) FROM tool_calls)::INTEGER AS tool_calls,
-                      (SELECT count(*) FROM node_visits)::INTEGER AS node_visits`,
+                      (SELECT count(*) FROM node_visits)::INTEGER AS node_visits,
+                      (SELECT count(*) FROM agents)::INTEGER AS agents,
+                      (SELECT count(*) FROM agent_versions)::INTEGER AS agent_versions,
+                      (SELECT count(*) FROM workflow_nodes)::INTEGER AS workflow_nodes`,
             );
           },
           { mustExist: true },
