@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { SimulatorOptions } from '../simulator/index.js';
 import type { SyncSummary } from '../crawler/sync.js';
+import { childFailure } from './child-error.js';
 
 const here = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
 
@@ -38,7 +39,9 @@ export async function startSimChild(options: SimChildOptions): Promise<SimChild>
   child.stderr.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const lines = createInterface({ input: child.stdout });
   const queue: ((line: string) => void)[] = [];
   const early: string[] = [];
@@ -55,7 +58,7 @@ export async function startSimChild(options: SimChildOptions): Promise<SimChild>
         return;
       }
       queue.push(resolve);
-      void exited.then((code) => reject(new Error(`simulator process exited (${code}): ${stderr.trim()}`)));
+      void exited.then(({ code, signal }) => reject(childFailure('simulator process', code, signal, stderr)));
     });
   const hello = JSON.parse(await nextLine()) as SimChildHello;
   let chain: Promise<unknown> = Promise.resolve();
@@ -111,10 +114,10 @@ export async function runSyncChild(args: SyncChildArgs): Promise<SyncChildResult
   child.stderr.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (c, s) => resolve({ code: c, signal: s })),
+  );
   const last = stdout.trim().split('\n').pop() ?? '';
-  if (code !== 0 || !last.startsWith('{')) {
-    throw new Error(`sync process exited ${code}: ${stderr.trim().split('\n').slice(-5).join(' | ')}`);
-  }
+  if (code !== 0 || !last.startsWith('{')) throw childFailure('sync process', code, signal, stderr);
   return JSON.parse(last) as SyncChildResult;
 }

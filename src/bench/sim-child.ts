@@ -16,6 +16,7 @@ import { createInterface } from 'node:readline';
 import type { SimChildHello } from './procs.js';
 import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
 import { RequestCounts } from './measure.js';
+import { reportChildFailure } from './child-error.js';
 
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as SimulatorOptions & { nowIso?: string; keepLog?: boolean };
@@ -64,6 +65,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`sim-child: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  reportChildFailure('sim-child', err);
   process.exit(1);
 });

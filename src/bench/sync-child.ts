@@ -6,7 +6,8 @@
 // process.resourceUsage().maxRSS is the kernel's high-water mark of this process's resident set.
 
 import { preferSmallHeap } from '../shared/heap.js';
-import { sync } from '../crawler/sync.js';
+import { sync, type SyncProgress } from '../crawler/sync.js';
+import { reportChildFailure } from './child-error.js';
 
 interface Args {
   baseUrl: string;
@@ -16,11 +17,14 @@ interface Args {
   concurrency?: number;
 }
 
+/** The sync's last progress: where a failure happened. */
+let last: SyncProgress | null = null;
+const t0 = performance.now();
+
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2] ?? '{}') as Args;
   const apiKey = process.env.CONVODUCK_API_KEY ?? '';
   preferSmallHeap(); // as `convoduck sync` does
-  const t0 = performance.now();
   const summary = await sync({
     baseUrl: args.baseUrl,
     apiKey,
@@ -28,6 +32,9 @@ async function main(): Promise<void> {
     ...(args.windowMs !== undefined ? { windowMs: args.windowMs } : {}),
     ...(args.maxRpm !== undefined ? { maxRpm: args.maxRpm } : {}),
     ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
+    onProgress: (p) => {
+      last = p;
+    },
   });
   const wallSec = (performance.now() - t0) / 1000;
   const ru = process.resourceUsage();
@@ -42,7 +49,18 @@ async function main(): Promise<void> {
   );
 }
 
+function where(): string {
+  const s = ((performance.now() - t0) / 1000).toFixed(0);
+  if (last === null) return `after ${s} s, before the first progress`;
+  const p = last;
+  const counts =
+    p.phase === 'details' || p.phase === 'done'
+      ? `${p.detailsDone}/${p.detailsTotal} details done`
+      : `${p.listed}${p.listTotal !== null ? `/${p.listTotal}` : ''} listed`;
+  return `${p.phase} phase, ${counts}, ${p.requests} requests, after ${s} s`;
+}
+
 main().catch((err: unknown) => {
-  process.stderr.write(`sync-child: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  reportChildFailure('sync-child', err, where());
   process.exit(1);
 });
