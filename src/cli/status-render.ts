@@ -1,6 +1,6 @@
 // `convoduck status` as text: what src/exports/status.ts read from the database, for a person.
 
-import type { ListingGapStatus, RunStatus, StatusReport } from '../exports/status.js';
+import type { ListingGapStatus, RunStatus, SpaceStatus, StatusReport } from '../exports/status.js';
 
 function thousands(n: number): string {
   return n.toLocaleString('en-US');
@@ -66,11 +66,15 @@ export function renderStatus(s: StatusReport): string {
   out.push(
     `database   ${s.database.path} (${bytes(s.database.sizeBytes)}, schema ${s.database.schemaVersion ?? '?'})`,
     `sync       ${s.syncRunning ? `running (pid ${s.syncRunning.pid})` : 'not running'}`,
-    `watermark  ${s.watermark ? `${shortTime(s.watermark)} (every conversation started before it is listed)` : 'none yet (no complete listing)'}`,
+    `watermark  ${s.watermark ? `${shortTime(s.watermark)} (every conversation started before it is listed${s.spaces.length > 1 ? ', in every space' : ''})` : 'none yet (no complete listing)'}`,
     ...s.listingGaps.map(describeListingGap),
     `newest     ${s.newestConversationAt ? `conversation started ${shortTime(s.newestConversationAt)}` : 'no conversations yet'}`,
     '',
   );
+
+  // several spaces: each one's watermark, last run and pending details, and the space of each run
+  const many = s.spaces.length > 1;
+  if (many) out.push(...renderSpaces(s.spaces, s.syncRunning), '');
 
   if (s.runs.length === 0) {
     out.push('runs       none yet: run `convoduck sync`', '');
@@ -78,6 +82,7 @@ export function renderStatus(s: StatusReport): string {
     out.push(`last ${s.runs.length} run${s.runs.length === 1 ? '' : 's'}`);
     const rows = s.runs.map((r) => [
       String(r.runId),
+      ...(many ? [r.space ?? '-'] : []),
       shortTime(r.startedAt),
       duration(r.durationSec),
       runState(r, s.syncRunning),
@@ -88,9 +93,9 @@ export function renderStatus(s: StatusReport): string {
       thousands(r.throttled),
     ]);
     for (const line of grid(
-      ['run', 'started', 'took', 'status', 'listed', 'details', 'errors', 'requests', 'throttled'],
+      ['run', ...(many ? ['space'] : []), 'started', 'took', 'status', 'listed', 'details', 'errors', 'requests', 'throttled'],
       rows,
-      [true, false, true, false, true, true, true, true, true],
+      [true, ...(many ? [false] : []), false, true, false, true, true, true, true, true],
     )) {
       out.push(`  ${line}`);
     }
@@ -152,4 +157,27 @@ export function renderStatus(s: StatusReport): string {
     out.push('  details: convoduck query "SELECT * FROM sync_errors ORDER BY occurred_at DESC LIMIT 20"');
   }
   return out.join('\n') + '\n';
+}
+
+/** One line per space: its watermark, its last run and what the next sync fetches for it. */
+function renderSpaces(spaces: SpaceStatus[], sync: StatusReport['syncRunning']): string[] {
+  const rows = spaces.map((sp) => {
+    const run = sp.lastRun;
+    const state = run === null ? '-' : run.stale ? 'running? (killed)' : run.status === 'running' && sync ? 'running' : run.status;
+    return [
+      sp.space,
+      shortTime(sp.watermark),
+      run === null ? 'none yet' : `${run.runId} ${shortTime(run.startedAt)}`,
+      state,
+      thousands(sp.listed),
+      thousands(sp.stored),
+      thousands(sp.pending),
+    ];
+  });
+  return [
+    `spaces     ${spaces.length}`,
+    ...grid(['space', 'watermark', 'last run', 'status', 'listed', 'stored', 'pending'], rows, [false, false, false, false, true, true, true]).map(
+      (line) => `  ${line}`,
+    ),
+  ];
 }

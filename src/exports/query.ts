@@ -21,6 +21,7 @@ import {
 import { isLockError, withReadOnlyDatabase, type ReadAttempt } from './read.js';
 import { OutputSink } from './sink.js';
 import { zoneReader } from '../shared/time.js';
+import { limitToSpaces } from '../store/space-scope.js';
 
 export interface QueryOptions {
   format: QueryFormat;
@@ -34,6 +35,8 @@ export interface QueryOptions {
   maxCellWidth?: number;
   /** table format: rows read before column widths are fixed (default 1000) */
   tableSampleRows?: number;
+  /** the tables hold only these spaces' rows (see space-scope.ts) */
+  spaces?: readonly string[];
 }
 
 export interface QueryResult {
@@ -72,6 +75,7 @@ async function execute(
 ): Promise<QueryResult> {
   let result: DuckDBResult;
   let zone: string;
+  await limitToSpaces(db, options.spaces ?? []);
   try {
     const statements = await db.connection.extractStatements(sql);
     if (statements.count === 0) throw new InvalidInputError('no SQL to run: pass a statement, e.g. convoduck query "SELECT 1"');

@@ -6,10 +6,12 @@ import { statSync } from 'node:fs';
 import { syncLockHolder } from '../crawler/lock.js';
 import type { Database } from '../store/database.js';
 import { PUBLIC_TABLES } from '../store/schema.js';
+import { limitToSpaces, storedSpaces } from '../store/space-scope.js';
 import {
   combineShortWindows,
   DEFAULT_OVERLAP_MS,
   getWatermark,
+  listWatermarks,
   NEEDS_DETAIL,
   openListingGaps,
   type ListingGap,
@@ -64,11 +66,25 @@ export interface ListingGapStatus {
   nextSyncRelists: boolean;
 }
 
+/** One space of the database: how far its listing got, its last run, what it still has to fetch. */
+export interface SpaceStatus {
+  space: string;
+  /** conversations of the space started before this were all listed (null before its first full listing) */
+  watermark: string | null;
+  lastRun: { runId: number; status: string; stale: boolean; startedAt: string; endedAt: string | null } | null;
+  listed: number;
+  stored: number;
+  /** what the next sync fetches for this space (as details.pending) */
+  pending: number;
+}
+
 export interface StatusReport {
   database: { path: string; sizeBytes: number; schemaVersion: number | null };
+  /** the spaces shown (every space of the database, or those of --space), by slug */
+  spaces: SpaceStatus[];
   /** a sync process currently holding the sync lock, or null */
   syncRunning: { pid: number } | null;
-  /** conversations started before this were all listed (null before the first full listing) */
+  /** conversations started before this were all listed, in every space shown (null before the first full listing) */
   watermark: string | null;
   /** windows whose listing did not add up, per run, until a later run lists them again */
   listingGaps: ListingGapStatus[];
@@ -102,6 +118,8 @@ export interface StatusReport {
 export interface StatusOptions extends ReadOptions {
   /** how many runs to show (default 5) */
   runs?: number;
+  /** only these spaces (every table read as if the database held only their rows) */
+  spaces?: readonly string[];
   now?: () => Date;
 }
 
@@ -130,6 +148,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
   const now = options.now?.() ?? new Date();
   const runLimit = options.runs ?? 5;
   const sync = runningSync(dbPath);
+  await limitToSpaces(db, options.spaces ?? []);
 
   const countsSql = PUBLIC_TABLES.map((t) => `(SELECT count(*) FROM ${t})::BIGINT AS ${t}`).join(', ');
   const counts = (await db.one(`SELECT ${countsSql}`)) ?? {};
@@ -137,7 +156,8 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
 
   const schema = await db.one<{ value: string }>(`SELECT value FROM convoduck_meta WHERE key = 'schema_version'`);
   const watermark = await getWatermark(db);
-  const listingGaps = gapsByRun(await openListingGaps(db), watermark);
+  const watermarks = await listWatermarks(db);
+  const listingGaps = gapsByRun(await openListingGaps(db), (space) => (space === null ? watermark : (watermarks.get(space) ?? null)));
 
   const runRows = await db.all(
     `SELECT run_id, ${text('started_at')}, ${text('ended_at')}, status, space, ${text('window_from')}, ${text('window_to')},
@@ -147,7 +167,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
      FROM sync_runs ORDER BY run_id DESC LIMIT ?`,
     [now.toISOString(), runLimit],
   );
-  const newestRunId = runRows.length > 0 ? Math.max(...runRows.map((r) => num(r.run_id))) : null;
+  const live = await liveRunIds(db, sync);
   const runs: RunStatus[] = runRows.map((r) => {
     const running = r.status === 'running';
     return {
@@ -155,8 +175,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
       startedAt: iso(r.started_at_text) ?? '',
       endedAt: iso(r.ended_at_text),
       status: String(r.status),
-      // Only the newest run can still be going, and only while a sync holds the lock.
-      stale: running && (sync === null || num(r.run_id) !== newestRunId),
+      stale: running && !live.has(num(r.run_id)),
       space: (r.space as string | null) ?? null,
       windowFrom: iso(r.window_from_text),
       windowTo: iso(r.window_to_text),
@@ -209,12 +228,15 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
         [oldestRunShown],
       );
 
+  const spaces = await spaceStatuses(db, watermarks, live);
+
   return {
     database: {
       path: dbPath,
       sizeBytes: statSync(dbPath).size,
       schemaVersion: schema ? Number(schema.value) : null,
     },
+    spaces,
     syncRunning: sync,
     watermark: watermark ? formatInstant(watermark) : null,
     listingGaps,
@@ -245,11 +267,66 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
   };
 }
 
-function gapsByRun(gaps: ListingGap[], watermark: Date | null): ListingGapStatus[] {
+/**
+ * The runs a live sync may still be writing: only while a sync holds the lock, and of each space
+ * only its newest run (a sync crawls each space once; an older run left `running` was killed).
+ */
+async function liveRunIds(db: Database, sync: { pid: number } | null): Promise<Set<number>> {
+  if (sync === null) return new Set();
+  const rows = await db.all(
+    `SELECT run_id, status FROM sync_runs
+     QUALIFY row_number() OVER (PARTITION BY space ORDER BY run_id DESC) = 1`,
+  );
+  return new Set(rows.filter((r) => r.status === 'running').map((r) => num(r.run_id)));
+}
+
+/** Each space's watermark, newest run and detail counts. */
+async function spaceStatuses(
+  db: Database,
+  watermarks: Map<string, Date>,
+  live: Set<number>,
+): Promise<SpaceStatus[]> {
+  const runs = await db.all(
+    `SELECT space, run_id, status, ${text('started_at')}, ${text('ended_at')}
+     FROM sync_runs WHERE space IS NOT NULL
+     QUALIFY row_number() OVER (PARTITION BY space ORDER BY run_id DESC) = 1`,
+  );
+  const details = await db.all(
+    `SELECT l.space, count(*)::BIGINT AS listed,
+            count(*) FILTER (WHERE d.id IS NOT NULL AND d.invalid_reason IS NULL)::BIGINT AS stored,
+            count(*) FILTER (WHERE ${NEEDS_DETAIL})::BIGINT AS pending
+     FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
+     GROUP BY l.space`,
+  );
+  return (await storedSpaces(db)).map((space) => {
+    const run = runs.find((r) => r.space === space);
+    const d = details.find((r) => r.space === space) ?? {};
+    const mark = watermarks.get(space);
+    return {
+      space,
+      watermark: mark ? formatInstant(mark) : null,
+      lastRun: run
+        ? {
+            runId: num(run.run_id),
+            status: String(run.status),
+            stale: run.status === 'running' && !live.has(num(run.run_id)),
+            startedAt: iso(run.started_at_text) ?? '',
+            endedAt: iso(run.ended_at_text),
+          }
+        : null,
+      listed: num(d.listed),
+      stored: num(d.stored),
+      pending: num(d.pending),
+    };
+  });
+}
+
+function gapsByRun(gaps: ListingGap[], watermarkOf: (space: string | null) => Date | null): ListingGapStatus[] {
   const runs = [...new Set(gaps.map((g) => g.runId))].sort((a, b) => b - a);
   return runs.map((runId) => {
     const own = gaps.filter((g) => g.runId === runId);
     const span = combineShortWindows(own)!;
+    const watermark = watermarkOf(own[0]!.space);
     return {
       runId,
       from: span.fromMs === null ? null : formatInstant(new Date(span.fromMs)),

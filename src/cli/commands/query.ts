@@ -14,6 +14,7 @@ interface QueryFlags {
   format?: string;
   wait: string;
   maxWidth: string;
+  space: string[];
 }
 
 export function registerQuery(program: Command): void {
@@ -33,6 +34,7 @@ export function registerQuery(program: Command): void {
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .option('--max-width <n>', 'table format: cut cells longer than this', '48')
+    .option('--space <slug>', 'the tables hold only this space’s rows (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
     .addHelpText(
       'after',
       `
@@ -41,6 +43,7 @@ Examples:
   convoduck query --file weekly.sql --format csv > weekly.csv
   convoduck query "SELECT * FROM tool_calls WHERE status <> 'ok'" --format ndjson | jq .slug
   echo "SHOW TABLES" | convoduck query --file -
+  convoduck query --space acme-prod "SELECT count(*) FROM conversations"   # one space of several
 
 Values: JSON numbers for integers up to 2^53 (larger ones as strings), timestamps in ISO 8601
 UTC (2026-11-01T08:00:00Z, a fraction only when present; a TIMESTAMP without zone is read in
@@ -61,6 +64,7 @@ Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usa
         format,
         lockTimeoutMs,
         maxCellWidth,
+        spaces: flags.space,
         onWait: () => process.stderr.write(busyNotice(flags.wait)),
       });
       if (format === 'table' && !result.truncated) {

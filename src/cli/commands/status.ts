@@ -11,6 +11,7 @@ interface StatusFlags {
   json?: boolean;
   runs: string;
   wait: string;
+  space: string[];
 }
 
 export function registerStatus(program: Command): void {
@@ -19,7 +20,7 @@ export function registerStatus(program: Command): void {
     .summary('show recent sync runs, the watermark, row counts, detail coverage and errors')
     .description(
       'Show what the database holds and how the crawl is doing: the last sync runs, the listing ' +
-        'watermark, listing gaps (conversations the server counts but did not serve, until a sync ' +
+        'watermark, each space’s watermark, last run and pending details, listing gaps (conversations the server counts but did not serve, until a sync ' +
         'lists that window again), rows per table, detail coverage (listed vs stored vs missing/failing), conversations ' +
         'still in progress, and recorded errors grouped by stage and HTTP status. Read-only; works ' +
         'while a sync runs.',
@@ -28,6 +29,7 @@ export function registerStatus(program: Command): void {
     .option('--runs <n>', 'how many recent runs to show', '5')
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
     .addHelpText(
       'after',
       `
@@ -35,13 +37,15 @@ Examples:
   convoduck status
   convoduck status --db /data/support.duckdb --runs 10
   convoduck status --json | jq '.details.pending'
-  convoduck status --json | jq '.listingGaps'     # [] when every listing added up`,
+  convoduck status --json | jq '.listingGaps'     # [] when every listing added up
+  convoduck status --space acme-prod              # one space of a multi-space database`,
     )
     .action(async (flags: StatusFlags) => {
       const runs = parsePositiveInt('--runs', flags.runs);
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
       const status = await getStatus(resolveDbPath(flags.db), {
         runs,
+        spaces: flags.space,
         lockTimeoutMs,
         onWait: () => process.stderr.write(busyNotice(flags.wait)),
       });
