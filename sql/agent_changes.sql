@@ -7,6 +7,7 @@
 -- last sync, or into the next change, says so only through its counts.
 --
 -- Columns:
+--   space                     space of the agent
 --   agent_id                  agent
 --   agent_name                agent's name
 --   version                   the new version's number (agent_versions.version)
@@ -105,6 +106,7 @@ rates AS (
   FROM windows
 )
 SELECT
+  a.space,
   c.agent_id,
   a.name                                                   AS agent_name,
   c.version,

@@ -4,6 +4,7 @@
 -- completion rate, highest first.
 --
 -- Columns:
+--   space                   space of the agent
 --   agent_id                agent
 --   agent_name              agent's name
 --   conversations           conversations (ended or not)
@@ -26,6 +27,7 @@
 -- --min-sample (default 20).
 
 SELECT
+  space,
   agent_id,
   any_value(agent_name)                                                          AS agent_name,
   count(*)                                                                       AS conversations,
@@ -46,5 +48,5 @@ SELECT
   ratio(sum(failed_tool_calls), sum(tool_calls))                                 AS tool_failure_rate,
   count(*) < $min_sample                                                         AS small_sample
 FROM filtered_conversations
-GROUP BY agent_id
-ORDER BY small_sample, completion_rate DESC NULLS LAST, agent_id NULLS LAST
+GROUP BY space, agent_id
+ORDER BY small_sample, completion_rate DESC NULLS LAST, agent_id NULLS LAST, space

@@ -1,12 +1,13 @@
 -- Title: Connection health: calls and failures per customer endpoint, beside its credentials
 --
 -- One row: one connection (every one in the connections table, also those no call went
--- through), plus one with an empty connection_id for calls of tools whose connection is unknown
+-- through), plus one per space with an empty connection_id for calls of tools whose connection is unknown
 -- (the tool is not in the tools table). A call goes through the connection of its tool
 -- (tools.connection_id); a failure is a call whose status is anything other than `ok`. Failing
 -- calls next to auth_status `missing` or `error` point at the credentials first.
 --
 -- Columns:
+--   space                              space of the connection (of the calls, on the row of unknown connections)
 --   connection_id                      connection
 --   connection_name                    its name
 --   kind                               custom, connector or module
@@ -32,17 +33,18 @@
 -- is listed whatever they select).
 
 WITH calls AS (
-  SELECT t.conversation_id, t.status, t.failed, t.outcome, tl.connection_id
+  SELECT t.space, t.conversation_id, t.status, t.failed, t.outcome, tl.connection_id
   FROM filtered_tool_calls t
   LEFT JOIN tools tl ON tl.id = t.tool_id
 ),
 per_conversation AS (
-  SELECT connection_id, conversation_id, any_value(outcome) AS outcome, bool_or(failed) AS had_failure
+  SELECT space, connection_id, conversation_id, any_value(outcome) AS outcome, bool_or(failed) AS had_failure
   FROM calls
-  GROUP BY connection_id, conversation_id
+  GROUP BY space, connection_id, conversation_id
 ),
 outcome_mix AS (
   SELECT
+    space,
     connection_id,
     count(*)                                                                        AS conversations_calling,
     count(*) FILTER (WHERE had_failure)                                             AS conversations_affected,
@@ -59,29 +61,30 @@ outcome_mix AS (
     ratio(count(*) FILTER (WHERE NOT had_failure AND outcome = 'hung_up'),
           count(*) FILTER (WHERE NOT had_failure AND outcome IS NOT NULL))          AS hang_up_rate_without_failure
   FROM per_conversation
-  GROUP BY connection_id
+  GROUP BY space, connection_id
 ),
 by_status AS (
-  SELECT connection_id, string_agg(coalesce(status, 'null') || ':' || n, '; ' ORDER BY n DESC, status) AS failures_by_status
-  FROM (SELECT connection_id, status, count(*) AS n FROM calls WHERE failed GROUP BY connection_id, status)
-  GROUP BY connection_id
+  SELECT space, connection_id, string_agg(coalesce(status, 'null') || ':' || n, '; ' ORDER BY n DESC, status) AS failures_by_status
+  FROM (SELECT space, connection_id, status, count(*) AS n FROM calls WHERE failed GROUP BY space, connection_id, status)
+  GROUP BY space, connection_id
 ),
 totals AS (
-  SELECT connection_id, count(*) AS calls, count(*) FILTER (WHERE failed) AS failures
+  SELECT space, connection_id, count(*) AS calls, count(*) FILTER (WHERE failed) AS failures
   FROM calls
-  GROUP BY connection_id
+  GROUP BY space, connection_id
 ),
 tool_counts AS (
   SELECT connection_id, count(*) AS tools FROM tools GROUP BY connection_id
 ),
 listed AS (
   -- every connection, and the calls of tools whose connection is not in the connections table
-  SELECT id AS connection_id, name, kind, base_url, auth_status FROM connections
+  SELECT space, id AS connection_id, name, kind, base_url, auth_status FROM connections
   UNION ALL
-  SELECT DISTINCT connection_id, NULL, NULL, NULL, NULL FROM totals
+  SELECT DISTINCT space, connection_id, NULL, NULL, NULL, NULL FROM totals
   WHERE connection_id IS NULL OR connection_id NOT IN (SELECT id FROM connections)
 )
 SELECT
+  r.space,
   r.connection_id,
   r.name                                   AS connection_name,
   r.kind,
@@ -102,7 +105,7 @@ SELECT
   m.hang_up_rate_without_failure
 FROM listed r
 LEFT JOIN tool_counts tc ON tc.connection_id IS NOT DISTINCT FROM r.connection_id AND r.connection_id IS NOT NULL
-LEFT JOIN totals t ON t.connection_id IS NOT DISTINCT FROM r.connection_id
-LEFT JOIN by_status s ON s.connection_id IS NOT DISTINCT FROM r.connection_id
-LEFT JOIN outcome_mix m ON m.connection_id IS NOT DISTINCT FROM r.connection_id
-ORDER BY failures DESC, connection_name NULLS LAST, connection_id NULLS LAST
+LEFT JOIN totals t ON t.space IS NOT DISTINCT FROM r.space AND t.connection_id IS NOT DISTINCT FROM r.connection_id
+LEFT JOIN by_status s ON s.space IS NOT DISTINCT FROM r.space AND s.connection_id IS NOT DISTINCT FROM r.connection_id
+LEFT JOIN outcome_mix m ON m.space IS NOT DISTINCT FROM r.space AND m.connection_id IS NOT DISTINCT FROM r.connection_id
+ORDER BY failures DESC, connection_name NULLS LAST, connection_id NULLS LAST, r.space

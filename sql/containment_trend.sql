@@ -4,6 +4,7 @@
 --
 -- Columns:
 --   week                        Monday the week starts, in --tz
+--   space                       space of the agent
 --   agent_id                    agent
 --   agent_name                  agent's name
 --   conversations               conversations started that week (ended or not)
@@ -24,6 +25,7 @@
 WITH weekly AS (
   SELECT
     date_trunc('week', started_local)::DATE           AS week,
+    space,
     agent_id,
     any_value(agent_name)                             AS agent_name,
     count(*)                                          AS conversations,
@@ -32,7 +34,7 @@ WITH weekly AS (
     count(*) FILTER (WHERE outcome = 'transferred')   AS transferred
   FROM filtered_conversations
   WHERE started_local IS NOT NULL
-  GROUP BY week, agent_id
+  GROUP BY week, space, agent_id
 ),
 rated AS (
   SELECT *, ratio(completed, ended) AS containment_rate, ratio(transferred, ended) AS transfer_rate
@@ -40,6 +42,7 @@ rated AS (
 )
 SELECT
   cur.week,
+  cur.space,
   cur.agent_id,
   cur.agent_name,
   cur.conversations,
@@ -55,6 +58,7 @@ SELECT
   cur.transfer_rate - prev.transfer_rate          AS transfer_rate_change
 FROM rated cur
 LEFT JOIN rated prev
-  ON prev.agent_id IS NOT DISTINCT FROM cur.agent_id
+  ON prev.space IS NOT DISTINCT FROM cur.space
+ AND prev.agent_id IS NOT DISTINCT FROM cur.agent_id
  AND prev.week = cur.week - INTERVAL 7 DAY
-ORDER BY cur.week, cur.agent_id NULLS LAST
+ORDER BY cur.week, cur.agent_id NULLS LAST, cur.space

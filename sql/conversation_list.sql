@@ -3,6 +3,7 @@
 -- One row: one conversation.
 --
 -- Columns:
+--   space               space the conversation belongs to
 --   id                  conversation id
 --   started_at          start (UTC)
 --   ended_at            end (UTC; empty while in progress)
@@ -24,6 +25,7 @@
 -- Parameters: --from, --to, --agent, --channel (filters).
 
 SELECT
+  space,
   id,
   started_at,
   ended_at,

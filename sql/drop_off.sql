@@ -6,6 +6,7 @@
 -- one row with an empty node_key, so the shares add up to 1 per agent.
 --
 -- Columns:
+--   space                  space of the agent
 --   agent_id               agent
 --   agent_name             agent's name
 --   node_key               last node of the hung-up conversations
@@ -25,6 +26,7 @@ WITH has_flow AS (
 ),
 hung_up AS (
   SELECT
+    o.space,
     o.agent_id,
     o.agent_name,
     o.node_key,
@@ -44,6 +46,7 @@ agent_hang_ups AS (
 ),
 no_hang_ups AS (
   SELECT
+    f.space,
     f.agent_id,
     f.agent_name,
     f.node_key,
@@ -61,4 +64,4 @@ no_hang_ups AS (
 SELECT * FROM hung_up
 UNION ALL
 SELECT * FROM no_hang_ups
-ORDER BY agent_id NULLS LAST, hang_ups DESC, node_key NULLS LAST
+ORDER BY agent_id NULLS LAST, space, hang_ups DESC, node_key NULLS LAST

@@ -5,6 +5,7 @@
 -- numpy's default); the median is the 50th percentile.
 --
 -- Columns:
+--   space               space of the agent
 --   agent_id            agent
 --   agent_name          agent's name
 --   channel             voice or chat
@@ -21,6 +22,7 @@
 -- Parameters: --from, --to, --agent, --channel (filters).
 
 SELECT
+  space,
   agent_id,
   any_value(agent_name)                      AS agent_name,
   channel,
@@ -35,5 +37,5 @@ SELECT
   quantile_cont(message_count, 0.9)          AS p90_message_count
 FROM filtered_conversations
 WHERE ended
-GROUP BY agent_id, channel
-ORDER BY agent_id NULLS LAST, channel NULLS LAST
+GROUP BY space, agent_id, channel
+ORDER BY agent_id NULLS LAST, space, channel NULLS LAST

@@ -5,6 +5,7 @@
 -- most 2 messages. An empty node_key means the node path is unknown (no detail stored yet).
 --
 -- Columns:
+--   space                  space of the agent
 --   agent_id               agent
 --   agent_name             agent's name
 --   node_key               last node of the early hang-ups
@@ -18,7 +19,7 @@
 -- Parameters: --from, --to, --agent, --channel (filters); --early-seconds (default 10).
 
 WITH early AS (
-  SELECT agent_id, last_node AS node_key,
+  SELECT space, agent_id, last_node AS node_key,
          count(*) AS early_hangups,
          avg(duration_sec) AS avg_duration_sec,
          avg(message_count) AS avg_message_count
@@ -26,25 +27,26 @@ WITH early AS (
   WHERE channel = 'voice'
     AND outcome = 'hung_up'
     AND (duration_sec <= $early_seconds OR message_count <= 2)
-  GROUP BY agent_id, last_node
+  GROUP BY space, agent_id, last_node
 ),
 voice AS (
-  SELECT agent_id, count(*) AS voice_ended
+  SELECT space, agent_id, count(*) AS voice_ended
   FROM filtered_conversations
   WHERE channel = 'voice' AND ended
-  GROUP BY agent_id
+  GROUP BY space, agent_id
 )
 SELECT
+  e.space,
   e.agent_id,
   a.name                                                                AS agent_name,
   e.node_key,
   e.early_hangups,
-  ratio(e.early_hangups, sum(e.early_hangups) OVER (PARTITION BY e.agent_id)) AS share,
+  ratio(e.early_hangups, sum(e.early_hangups) OVER (PARTITION BY e.space, e.agent_id)) AS share,
   v.voice_ended,
   ratio(e.early_hangups, v.voice_ended)                                 AS early_hangup_rate,
   e.avg_duration_sec,
   e.avg_message_count
 FROM early e
-LEFT JOIN voice v ON v.agent_id IS NOT DISTINCT FROM e.agent_id
+LEFT JOIN voice v ON v.space IS NOT DISTINCT FROM e.space AND v.agent_id IS NOT DISTINCT FROM e.agent_id
 LEFT JOIN agents a ON a.id = e.agent_id
-ORDER BY e.agent_id NULLS LAST, e.early_hangups DESC, e.node_key NULLS LAST
+ORDER BY e.agent_id NULLS LAST, e.space, e.early_hangups DESC, e.node_key NULLS LAST

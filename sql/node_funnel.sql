@@ -4,6 +4,7 @@
 -- agent's current workflow that no conversation reached (zero counts: a step nobody gets to).
 --
 -- Columns:
+--   space                   space of the agent
 --   agent_id                agent
 --   agent_name              agent's name
 --   node_key                node
@@ -27,16 +28,17 @@
 -- Reads the shared relations node_visitors and flow_nodes (sql/shared/30_*.sql).
 
 WITH with_path AS (
-  SELECT agent_id, count(*) AS conversations_with_path
+  SELECT space, agent_id, count(*) AS conversations_with_path
   FROM filtered_conversations
   WHERE node_visits > 0
-  GROUP BY agent_id
+  GROUP BY space, agent_id
 ),
 has_flow AS (
   SELECT DISTINCT agent_id FROM flow_nodes
 ),
 reached AS (
   SELECT
+    v.space,
     v.agent_id,
     v.agent_name,
     v.node_key,
@@ -53,12 +55,13 @@ reached AS (
     CASE WHEN h.agent_id IS NOT NULL THEN f.node_key IS NOT NULL END       AS in_workflow,
     CASE WHEN h.agent_id IS NOT NULL THEN coalesce(f.is_start, false) END AS is_start
   FROM node_visitors v
-  LEFT JOIN with_path p ON p.agent_id IS NOT DISTINCT FROM v.agent_id
+  LEFT JOIN with_path p ON p.space IS NOT DISTINCT FROM v.space AND p.agent_id IS NOT DISTINCT FROM v.agent_id
   LEFT JOIN has_flow h ON h.agent_id = v.agent_id
   LEFT JOIN flow_nodes f ON f.agent_id = v.agent_id AND f.node_key = v.node_key
 ),
 unreached AS (
   SELECT
+    f.space,
     f.agent_id,
     f.agent_name,
     f.node_key,
@@ -75,4 +78,4 @@ unreached AS (
 SELECT * FROM reached
 UNION ALL
 SELECT * FROM unreached
-ORDER BY agent_id NULLS LAST, conversations_reached DESC, node_key NULLS LAST
+ORDER BY agent_id NULLS LAST, space, conversations_reached DESC, node_key NULLS LAST

@@ -4,6 +4,7 @@
 --
 -- Columns:
 --   day                  day the conversations started, in --tz
+--   space                space of the agent
 --   agent_id             agent
 --   agent_name           agent's name (empty if the agent is not in the agents table)
 --   channel              voice or chat
@@ -25,6 +26,7 @@
 
 SELECT
   started_local::DATE                                                      AS day,
+  space,
   agent_id,
   any_value(agent_name)                                                    AS agent_name,
   channel,
@@ -42,5 +44,5 @@ SELECT
   avg(duration_sec) FILTER (WHERE ended)                                   AS avg_duration_sec,
   median(duration_sec) FILTER (WHERE ended)                                AS median_duration_sec
 FROM filtered_conversations
-GROUP BY day, agent_id, channel
-ORDER BY day NULLS LAST, agent_id NULLS LAST, channel NULLS LAST
+GROUP BY day, space, agent_id, channel
+ORDER BY day NULLS LAST, agent_id NULLS LAST, space, channel NULLS LAST

@@ -21,7 +21,8 @@
 --   tool_failure_rate     tool_failures ÷ tool_calls
 --   first_started_at      earliest start among the conversations (UTC)
 --   last_started_at       latest start among the conversations (UTC)
---   space                 space of the latest sync run (whatever the filters)
+--   space                 the spaces of the selected conversations (comma-separated, by name);
+--                         with none selected, the space of the latest sync run
 --   last_sync_ended_at    when the latest finished sync run ended (UTC; whatever the filters)
 --   last_sync_status      that run's status: ok, errors, failed or interrupted
 --
@@ -51,7 +52,8 @@ SELECT
   ratio(sum(failed_tool_calls), sum(tool_calls))                           AS tool_failure_rate,
   min(started_at)                                                          AS first_started_at,
   max(started_at)                                                          AS last_started_at,
-  (SELECT space FROM sync_runs WHERE space IS NOT NULL ORDER BY started_at DESC, run_id DESC LIMIT 1) AS space,
+  coalesce(string_agg(DISTINCT space, ', ' ORDER BY space),
+           (SELECT space FROM sync_runs WHERE space IS NOT NULL ORDER BY started_at DESC, run_id DESC LIMIT 1)) AS space,
   (SELECT ended_at FROM last_sync)                                         AS last_sync_ended_at,
   (SELECT status FROM last_sync)                                           AS last_sync_status
 FROM filtered_conversations

@@ -3,6 +3,7 @@
 -- One row: one tool call whose status is anything other than `ok`.
 --
 -- Columns:
+--   space              space the conversation belongs to
 --   conversation_id    conversation the call happened in
 --   seq                position of the call in the conversation's tool_calls (0-based)
 --   called_at          when the call was made (UTC)
@@ -17,6 +18,7 @@
 -- Parameters: --from, --to, --agent, --channel (filters; by the conversation's start).
 
 SELECT
+  space,
   conversation_id,
   seq,
   called_at,

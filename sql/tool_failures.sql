@@ -1,9 +1,10 @@
 -- Title: Tool failures per tool, and how conversations with a failure ended
 --
--- One row: one tool (by slug) that was called at least once. A failure is a call whose status is
+-- One row: one tool (by space and slug) that was called at least once. A failure is a call whose status is
 -- anything other than `ok`.
 --
 -- Columns:
+--   space                              space of the tool (a slug in two spaces is two tools, two rows)
 --   slug                               tool's machine name
 --   tool_name                          tool's display name (empty if the tool is not in the tools table)
 --   calls                              calls of the tool
@@ -25,12 +26,13 @@
 
 WITH per_conversation AS (
   -- one row per tool × conversation that called it
-  SELECT slug, conversation_id, any_value(outcome) AS outcome, bool_or(failed) AS had_failure
+  SELECT space, slug, conversation_id, any_value(outcome) AS outcome, bool_or(failed) AS had_failure
   FROM filtered_tool_calls
-  GROUP BY slug, conversation_id
+  GROUP BY space, slug, conversation_id
 ),
 outcome_mix AS (
   SELECT
+    space,
     slug,
     count(*)                                                                        AS conversations_calling,
     count(*) FILTER (WHERE had_failure)                                             AS conversations_affected,
@@ -47,28 +49,30 @@ outcome_mix AS (
     ratio(count(*) FILTER (WHERE NOT had_failure AND outcome = 'hung_up'),
           count(*) FILTER (WHERE NOT had_failure AND outcome IS NOT NULL))          AS hang_up_rate_without_failure
   FROM per_conversation
-  GROUP BY slug
+  GROUP BY space, slug
 ),
 by_status AS (
-  SELECT slug, string_agg(coalesce(status, 'null') || ':' || n, '; ' ORDER BY n DESC, status) AS failures_by_status
+  SELECT space, slug, string_agg(coalesce(status, 'null') || ':' || n, '; ' ORDER BY n DESC, status) AS failures_by_status
   FROM (
-    SELECT slug, status, count(*) AS n
+    SELECT space, slug, status, count(*) AS n
     FROM filtered_tool_calls
     WHERE failed
-    GROUP BY slug, status
+    GROUP BY space, slug, status
   )
-  GROUP BY slug
+  GROUP BY space, slug
 ),
 calls AS (
   SELECT
+    space,
     slug,
     any_value(tool_name)                 AS tool_name,
     count(*)                             AS calls,
     count(*) FILTER (WHERE failed)       AS failures
   FROM filtered_tool_calls
-  GROUP BY slug
+  GROUP BY space, slug
 )
 SELECT
+  c.space,
   c.slug,
   c.tool_name,
   c.calls,
@@ -84,6 +88,6 @@ SELECT
   m.hang_up_rate_with_failure,
   m.hang_up_rate_without_failure
 FROM calls c
-LEFT JOIN by_status s ON s.slug IS NOT DISTINCT FROM c.slug
-LEFT JOIN outcome_mix m ON m.slug IS NOT DISTINCT FROM c.slug
-ORDER BY c.failures DESC, c.slug NULLS LAST
+LEFT JOIN by_status s ON s.space IS NOT DISTINCT FROM c.space AND s.slug IS NOT DISTINCT FROM c.slug
+LEFT JOIN outcome_mix m ON m.space IS NOT DISTINCT FROM c.space AND m.slug IS NOT DISTINCT FROM c.slug
+ORDER BY c.failures DESC, c.slug NULLS LAST, c.space

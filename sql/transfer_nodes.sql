@@ -6,6 +6,7 @@
 -- node_key, so the shares add up to 1 per agent.
 --
 -- Columns:
+--   space                  space of the agent
 --   agent_id               agent
 --   agent_name             agent's name
 --   node_key               last node of the transferred conversations
@@ -18,6 +19,7 @@
 -- Reads the shared relation last_node_outcomes (sql/shared/40_last_node_outcomes.sql).
 
 SELECT
+  space,
   agent_id,
   agent_name,
   node_key,
@@ -27,4 +29,4 @@ SELECT
   ended_here_rate         AS visit_transfer_rate
 FROM last_node_outcomes
 WHERE outcome = 'transferred'
-ORDER BY agent_id NULLS LAST, transfers DESC, node_key NULLS LAST
+ORDER BY agent_id NULLS LAST, space, transfers DESC, node_key NULLS LAST

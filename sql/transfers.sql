@@ -3,6 +3,7 @@
 -- One row: one agent that had conversations.
 --
 -- Columns:
+--   space                         space of the agent
 --   agent_id                      agent
 --   agent_name                    agent's name
 --   conversations                 conversations (ended or not)
@@ -17,6 +18,7 @@
 -- Parameters: --from, --to, --agent, --channel (filters).
 
 SELECT
+  space,
   agent_id,
   any_value(agent_name)                                    AS agent_name,
   count(*)                                                 AS conversations,
@@ -28,5 +30,5 @@ SELECT
   avg(epoch(coalesce(last_node_at, ended_at)) - epoch(started_at))
     FILTER (WHERE outcome = 'transferred')                 AS avg_seconds_to_transfer
 FROM filtered_conversations
-GROUP BY agent_id
-ORDER BY agent_id NULLS LAST
+GROUP BY space, agent_id
+ORDER BY agent_id NULLS LAST, space

@@ -117,6 +117,7 @@ describe('connection_health', () => {
         const affected = calling.filter((c) => failures.some((f) => f.c === c));
         const clean = calling.filter((c) => !affected.includes(c));
         return {
+          space: sim.space,
           connection_id: conn.id,
           connection_name: conn.name,
           kind: conn.kind,

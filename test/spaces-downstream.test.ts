@@ -2,7 +2,7 @@
 // `query`, `export` and `report` take --space SLUG (repeatable) to read only those spaces' rows;
 // an unknown slug is one line, exit 2, listing the known ones. The database: three simulated
 // spaces crawled over real HTTP in one run.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,5 +121,74 @@ describe('query', () => {
     const res = await runCli(['query', '--space', 'nowhere', 'SELECT 1'], env);
     expect(res.code).toBe(2);
     expect(res.stderr).toBe(unknownLine('nowhere'));
+  });
+});
+
+describe('report', () => {
+  /** Runs `report` with --format json into a fresh folder; returns each report's rows. */
+  async function reports(args: string[]): Promise<(name: string) => Record<string, unknown>[]> {
+    const out = mkdtempSync(join(dir, 'reports-'));
+    const res = await runCli(['report', '--format', 'json', '--out', out, ...args], env);
+    expect(res.code, res.stderr).toBe(0);
+    return (name) => JSON.parse(readFileSync(join(out, `${name}.json`), 'utf8')) as Record<string, unknown>[];
+  }
+  const spaceOfAgent = () => new Map(sims.flatMap((sim) => sim.dataset.agents.map((a) => [a.id, sim.space] as const)));
+  const spaceOfConversation = () => new Map(sims.flatMap((sim) => sim.dataset.conversations.map((c) => [c.id, sim.space] as const)));
+
+  it('every row that belongs to one space carries it; cross-space rows add up over the spaces', async () => {
+    const read = await reports([]);
+    const agents = spaceOfAgent();
+    for (const name of ['agent_leaderboard', 'transfers', 'outcomes', 'durations', 'containment_trend', 'node_funnel', 'drop_off', 'transfer_nodes']) {
+      const rows = read(name);
+      expect(rows.length, name).toBeGreaterThan(0);
+      for (const r of rows) expect(r.space, `${name} ${String(r.agent_id)}`).toBe(agents.get(r.agent_id as string));
+    }
+    expect(new Set(read('agent_leaderboard').map((r) => r.space))).toEqual(new Set(slugs()));
+    const conversations = spaceOfConversation();
+    const list = read('conversation_list');
+    expect(list).toHaveLength(SIZES.reduce((a, b) => a + b, 0));
+    for (const r of list) expect(r.space).toBe(conversations.get(r.id as string));
+    for (const r of read('tool_failure_log')) expect(r.space).toBe(conversations.get(r.conversation_id as string));
+
+    // a tool slug in two spaces is two tools: one row each, with that space's calls
+    const calls = new Map<string, number>();
+    for (const sim of sims) {
+      for (const c of sim.dataset.conversations) {
+        for (const t of sim.dataset.detail(c.id)!.tool_calls) calls.set(`${sim.space} ${t.slug}`, (calls.get(`${sim.space} ${t.slug}`) ?? 0) + 1);
+      }
+    }
+    const tools = read('tool_failures');
+    expect(new Map(tools.map((r) => [`${String(r.space)} ${String(r.slug)}`, Number(r.calls)]))).toEqual(calls);
+    expect(new Set(tools.map((r) => r.slug)).size).toBeLessThan(tools.length);
+
+    // the summary and the hourly grid are across spaces
+    const [summary] = read('summary');
+    expect(summary!.conversations).toBe(SIZES.reduce((a, b) => a + b, 0));
+    expect(summary!.space).toBe(sorted(slugs()).join(', '));
+    const hourly = read('hourly_volume');
+    expect(hourly).toHaveLength(168);
+    expect(hourly.reduce((n, r) => n + Number(r.conversations), 0)).toBe(SIZES.reduce((a, b) => a + b, 0));
+  });
+
+  it('--space: every report reads only those spaces', async () => {
+    const [, b] = sims as [Simulator, Simulator];
+    const read = await reports(['--space', b.space]);
+    expect(read('conversation_list')).toHaveLength(expected(b).conversations);
+    expect(new Set(read('agent_leaderboard').map((r) => r.space))).toEqual(new Set([b.space]));
+    expect(read('connection_health').every((r) => r.space === b.space)).toBe(true);
+    expect(read('connection_health').filter((r) => r.connection_id !== null)).toHaveLength(b.dataset.connections.length);
+    const [summary] = read('summary');
+    expect(summary).toMatchObject({ conversations: expected(b).conversations, space: b.space });
+  });
+
+  it('an unknown slug, or an --agent of another space: one line, exit 2', async () => {
+    const [a, b] = sims as [Simulator, Simulator];
+    const out = join(dir, 'refused');
+    const unknown = await runCli(['report', '--out', out, '--space', 'nowhere'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(unknownLine('nowhere'));
+    const elsewhere = await runCli(['report', '--out', out, '--space', b.space, '--agent', a.dataset.agents[0]!.id], env);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toMatch(/^convoduck: --agent ".+" is not an agent in the database/);
   });
 });

@@ -5,9 +5,9 @@
 --
 -- Columns:
 --   conversation_id, seq, entered_at, node_key    as in node_visits
---   agent_id, channel, outcome, last_node          of the conversation (see filtered_conversations)
+--   space, agent_id, channel, outcome, last_node   of the conversation (see filtered_conversations)
 
 SELECT v.conversation_id, v.seq, v.entered_at, v.node_key,
-       c.agent_id, c.channel, c.outcome, c.last_node
+       c.space, c.agent_id, c.channel, c.outcome, c.last_node
 FROM node_visits v
 JOIN filtered_conversations c ON c.id = v.conversation_id

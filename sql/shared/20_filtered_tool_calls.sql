@@ -7,13 +7,13 @@
 --   output_redacted                       as in tool_calls
 --   tool_name                             tool's display name (empty if not in the tools table)
 --   failed                                the status is anything other than ok
---   agent_id, agent_name, channel, outcome  of the conversation
+--   space, agent_id, agent_name, channel, outcome  of the conversation
 
 SELECT t.conversation_id, t.seq, t.called_at, t.tool_id, t.slug, t.node_key, t.status,
        t.input_redacted, t.output_redacted,
        tl.name AS tool_name,
        t.status IS DISTINCT FROM 'ok' AS failed,
-       c.agent_id, c.agent_name, c.channel, c.outcome
+       c.space, c.agent_id, c.agent_name, c.channel, c.outcome
 FROM tool_calls t
 JOIN filtered_conversations c ON c.id = t.conversation_id
 LEFT JOIN tools tl ON tl.id = t.tool_id

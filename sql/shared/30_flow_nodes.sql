@@ -6,12 +6,13 @@
 -- the flow starts at. Agents whose workflow is not stored, or has no nodes, are in no row.
 --
 -- Columns:
+--   space        space of the agent
 --   agent_id     agent
 --   agent_name   agent's name
 --   node_key     node of the agent's current workflow
 --   is_start     the workflow's start_node
 
-SELECT w.agent_id, a.name AS agent_name, w.node_key, w.is_start
+SELECT a.space, w.agent_id, a.name AS agent_name, w.node_key, w.is_start
 FROM workflow_nodes w
 LEFT JOIN agents a ON a.id = w.agent_id
 WHERE w.agent_id IN (SELECT agent_id FROM filtered_conversations WHERE node_visits > 0)

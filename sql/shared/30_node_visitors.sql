@@ -4,6 +4,7 @@
 -- node path is unknown (detail not stored) are in no row.
 --
 -- Columns:
+--   space                   space of the agent
 --   agent_id                agent
 --   agent_name              agent's name
 --   node_key                node
@@ -19,6 +20,7 @@
 
 WITH per_conversation AS (
   SELECT
+    space,
     agent_id,
     node_key,
     conversation_id,
@@ -26,9 +28,10 @@ WITH per_conversation AS (
     any_value(outcome) AS outcome,
     any_value(last_node) AS last_node
   FROM filtered_node_visits
-  GROUP BY agent_id, node_key, conversation_id
+  GROUP BY space, agent_id, node_key, conversation_id
 )
 SELECT
+  v.space,
   v.agent_id,
   a.name                                                              AS agent_name,
   v.node_key,
@@ -43,4 +46,4 @@ SELECT
   count(*) FILTER (WHERE v.outcome IS NULL)                           AS in_progress
 FROM per_conversation v
 LEFT JOIN agents a ON a.id = v.agent_id
-GROUP BY v.agent_id, a.name, v.node_key
+GROUP BY v.space, v.agent_id, a.name, v.node_key

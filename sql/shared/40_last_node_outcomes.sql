@@ -6,6 +6,7 @@
 -- share_of_outcome adds up to 1 per agent and outcome. An empty outcome: still in progress.
 --
 -- Columns:
+--   space                   space of the agent
 --   agent_id                agent
 --   agent_name              agent's name
 --   node_key                last node
@@ -18,19 +19,21 @@
 --                           ends there with this outcome
 
 WITH ended_in AS (
-  SELECT agent_id, last_node AS node_key, outcome, count(*) AS conversations
+  SELECT space, agent_id, last_node AS node_key, outcome, count(*) AS conversations
   FROM filtered_conversations
-  GROUP BY agent_id, last_node, outcome
+  GROUP BY space, agent_id, last_node, outcome
 )
 SELECT
+  e.space,
   e.agent_id,
   a.name                                                                        AS agent_name,
   e.node_key,
   e.outcome,
   e.conversations,
-  ratio(e.conversations, sum(e.conversations) OVER (PARTITION BY e.agent_id, e.outcome)) AS share_of_outcome,
+  ratio(e.conversations, sum(e.conversations) OVER (PARTITION BY e.space, e.agent_id, e.outcome)) AS share_of_outcome,
   v.conversations_visited,
   ratio(e.conversations, v.conversations_visited)                               AS ended_here_rate
 FROM ended_in e
-LEFT JOIN node_visitors v ON v.agent_id IS NOT DISTINCT FROM e.agent_id AND v.node_key = e.node_key
+LEFT JOIN node_visitors v
+  ON v.space IS NOT DISTINCT FROM e.space AND v.agent_id IS NOT DISTINCT FROM e.agent_id AND v.node_key = e.node_key
 LEFT JOIN agents a ON a.id = e.agent_id

@@ -39,6 +39,8 @@ export interface ReportFilters {
   minSample?: number;
   /** agent_changes: the days before and after a change whose conversations are compared (default 7) */
   days?: number;
+  /** only these spaces: every table is read as if the database held only their rows (space-scope.ts) */
+  spaces?: readonly string[];
 }
 
 export const DEFAULT_EARLY_SECONDS = 10;

@@ -4,6 +4,7 @@
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { InvalidInputError } from '../shared/errors.js';
 import { formatInstant } from '../shared/time.js';
+import { limitToSpaces } from '../store/space-scope.js';
 import { DEFAULT_DAYS, DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, type ReportFilters, type ResolvedParams, type TimeBound } from './params.js';
 
 /** The time zone's canonical IANA name (case-insensitive match), or an InvalidInputError. */
@@ -24,6 +25,8 @@ export async function resolveTimeZone(connection: DuckDBConnection, tz: string):
 
 /** The filters as they are bound: defaults filled in, days resolved, the zone canonical. */
 export async function resolveParams(connection: DuckDBConnection, filters: ReportFilters): Promise<ResolvedParams> {
+  // --space first: an --agent must then be one of those spaces'
+  await limitToSpaces(connection, filters.spaces ?? []);
   const tz = await resolveTimeZone(connection, filters.tz ?? 'UTC');
   const from = filters.from ? await resolveBound(connection, filters.from, tz) : null;
   const to = filters.to ? await resolveBound(connection, filters.to, tz) : null;

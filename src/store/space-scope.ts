@@ -4,8 +4,19 @@
 // export), and the file is not written. Tables without a space column follow their parent:
 // a conversation's turns, calls and visits; an agent's versions and nodes; a run's errors.
 
+import { DuckDBConnection } from '@duckdb/node-api';
 import { InvalidInputError } from '../shared/errors.js';
-import type { Database } from './database.js';
+
+/** A connection, or what holds one (Database). */
+type Connected = DuckDBConnection | { connection: DuckDBConnection };
+
+function connectionOf(db: Connected): DuckDBConnection {
+  return db instanceof DuckDBConnection ? db : db.connection;
+}
+
+async function rowsOf<T>(db: Connected, sql: string): Promise<T[]> {
+  return (await connectionOf(db).runAndReadAll(sql)).getRowObjectsJS() as T[];
+}
 
 /** A slug asked for that the database holds no row of. */
 export class UnknownSpaceError extends InvalidInputError {
@@ -30,18 +41,19 @@ const SPACE_SOURCES = [
 ] as const;
 
 /** The spaces the database holds rows of, sorted. */
-export async function storedSpaces(db: Database): Promise<string[]> {
+export async function storedSpaces(db: Connected): Promise<string[]> {
   const present = new Set(await tableNames(db));
   const sources = SPACE_SOURCES.filter((t) => present.has(t)).map((t) => `SELECT space FROM ${t}`);
   if (sources.length === 0) return [];
-  const rows = await db.all<{ space: string }>(
+  const rows = await rowsOf<{ space: string }>(
+    db,
     `SELECT DISTINCT space FROM (${sources.join(' UNION ALL ')}) WHERE space IS NOT NULL ORDER BY space`,
   );
   return rows.map((r) => r.space);
 }
 
 /** Refuses a slug the database holds nothing of (one line listing the known ones). */
-export async function checkSpaces(db: Database, spaces: readonly string[]): Promise<void> {
+export async function checkSpaces(db: Connected, spaces: readonly string[]): Promise<void> {
   if (spaces.length === 0) return;
   const known = await storedSpaces(db);
   const unknown = [...new Set(spaces)].filter((s) => !known.includes(s));
@@ -52,13 +64,14 @@ export async function checkSpaces(db: Database, spaces: readonly string[]): Prom
  * From now on this connection sees only the rows of `spaces` in every table (nothing changes
  * when `spaces` is empty). Checks the slugs first (checkSpaces).
  */
-export async function limitToSpaces(db: Database, spaces: readonly string[]): Promise<void> {
+export async function limitToSpaces(db: Connected, spaces: readonly string[]): Promise<void> {
   if (spaces.length === 0) return;
   await checkSpaces(db, spaces);
-  const catalog = await db.one<{ name: string }>(`SELECT current_database() AS name`);
+  const [catalog] = await rowsOf<{ name: string }>(db, `SELECT current_database() AS name`);
   const main = `${ident(catalog!.name)}.main`;
   const list = `(${[...new Set(spaces)].map(literal).join(', ')})`;
-  const columns = await db.all<{ table_name: string; column_name: string }>(
+  const columns = await rowsOf<{ table_name: string; column_name: string }>(
+    db,
     `SELECT table_name, column_name FROM duckdb_columns()
      WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal`,
   );
@@ -82,12 +95,13 @@ export async function limitToSpaces(db: Database, spaces: readonly string[]): Pr
     else if (cols.has('conversation_id')) where = `conversation_id IN (${parent.conversation_id})`;
     else if (cols.has('agent_id')) where = `agent_id IN (${parent.agent_id})`;
     if (where === null) continue;
-    await db.run(`CREATE OR REPLACE TEMP VIEW ${ident(table)} AS SELECT * FROM ${main}.${ident(table)} WHERE ${where}`);
+    await connectionOf(db).run(`CREATE OR REPLACE TEMP VIEW ${ident(table)} AS SELECT * FROM ${main}.${ident(table)} WHERE ${where}`);
   }
 }
 
-async function tableNames(db: Database): Promise<string[]> {
-  const rows = await db.all<{ table_name: string }>(
+async function tableNames(db: Connected): Promise<string[]> {
+  const rows = await rowsOf<{ table_name: string }>(
+    db,
     `SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'`,
   );
   return rows.map((r) => r.table_name);
