@@ -2,7 +2,8 @@
 // `query`, `export` and `report` take --space SLUG (repeatable) to read only those spaces' rows;
 // an unknown slug is one line, exit 2, listing the known ones. The database: three simulated
 // spaces crawled over real HTTP in one run.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -190,5 +191,87 @@ describe('report', () => {
     const elsewhere = await runCli(['report', '--out', out, '--space', b.space, '--agent', a.dataset.agents[0]!.id], env);
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toMatch(/^convoduck: --agent ".+" is not an agent in the database/);
+  });
+});
+
+describe('export', () => {
+  /** Rows per space of an exported table, read back as Hive-partitioned Parquet. */
+  async function perSpace(out: string, table: string): Promise<Record<string, number>> {
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        `SELECT space, count(*)::INTEGER AS n FROM read_parquet('${join(out, table)}/**/*.parquet', hive_partitioning = true) GROUP BY space ORDER BY space`,
+      );
+      return Object.fromEntries(reader.getRowObjectsJS().map((r) => [String(r.space), Number(r.n)]));
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  }
+  const bySlug = (f: (sim: Simulator) => number) => Object.fromEntries(sorted(slugs()).map((s) => [s, f(sims.find((x) => x.space === s)!)]));
+  /** Every file under `path` with its bytes, to see what an export left alone. */
+  function snapshot(path: string): Map<string, string> {
+    const files = new Map<string, string>();
+    for (const entry of readdirSync(path, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) files.set(join(entry.parentPath, entry.name), readFileSync(join(entry.parentPath, entry.name)).toString('base64'));
+    }
+    return files;
+  }
+
+  it('--partition-by space: every table in a space=<slug>/ directory per space', async () => {
+    const out = join(dir, 'by-space');
+    const res = await runCli(['export', '--out', out, '--partition-by', 'space'], env);
+    expect(res.code, res.stderr).toBe(0);
+    for (const table of ['conversations', 'agents', 'tools', 'connections', 'sync_runs']) {
+      expect(sorted(readdirSync(join(out, table))), table).toEqual(sorted(slugs()).map((s) => `space=${s}`));
+    }
+    expect(await perSpace(out, 'conversations')).toEqual(bySlug((sim) => expected(sim).conversations));
+    expect(await perSpace(out, 'transcript_turns')).toEqual(bySlug((sim) => expected(sim).turns));
+    expect(await perSpace(out, 'agents')).toEqual(bySlug((sim) => sim.dataset.agents.length));
+    expect(await perSpace(out, 'sync_runs')).toEqual(bySlug(() => 1));
+  });
+
+  it('--partition-by space,day: space, then the day the conversation started', async () => {
+    const out = join(dir, 'by-space-day');
+    const res = await runCli(['export', '--out', out, '--partition-by', 'space,day'], env);
+    expect(res.code, res.stderr).toBe(0);
+    for (const sim of sims) {
+      const days = new Set(sim.dataset.conversations.map((c) => `day=${new Date(c.started_at).toISOString().slice(0, 10)}`));
+      expect(sorted(readdirSync(join(out, 'conversations', `space=${sim.space}`)))).toEqual(sorted([...days]));
+    }
+    expect(await perSpace(out, 'tool_calls')).toEqual(
+      bySlug((sim) => sim.dataset.conversations.reduce((n, c) => n + sim.dataset.detail(c.id)!.tool_calls.length, 0)),
+    );
+    // dimension tables by space only
+    expect(readdirSync(join(out, 'agents', `space=${sims[0]!.space}`)).every((f) => f.endsWith('.parquet'))).toBe(true);
+  });
+
+  it('databases exporting their spaces into one location: each replaces only its own spaces', async () => {
+    const [a, b, c] = sims as [Simulator, Simulator, Simulator];
+    const out = join(dir, 'shared');
+    const first = await runCli(['export', '--out', out, '--partition-by', 'space,day', '--space', a.space, '--space', b.space], env);
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runCli(['export', '--out', out, '--partition-by', 'space,day', '--space', c.space], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(await perSpace(out, 'conversations')).toEqual(bySlug((sim) => expected(sim).conversations));
+
+    // an incremental export of one space rewrites its recent days and nothing of the others
+    const others = [...snapshot(out)].filter(([path]) => !path.includes(`space=${a.space}`) && !path.endsWith('.json'));
+    const again = await runCli(['export', '--out', out, '--partition-by', 'space,day', '--space', a.space, '--since', '3d'], env);
+    expect(again.code, again.stderr).toBe(0);
+    const after = snapshot(out);
+    for (const [path, bytes] of others) expect(after.get(path), path).toBe(bytes);
+    expect(await perSpace(out, 'conversations')).toEqual(bySlug((sim) => expected(sim).conversations));
+    const manifest = JSON.parse(readFileSync(join(out, 'convoduck-export.json'), 'utf8')) as { tables: Record<string, { partitions: Record<string, unknown> }> };
+    expect(Object.keys(manifest.tables.conversations!.partitions).some((p) => p.startsWith(`space=${c.space}/day=`))).toBe(true);
+  });
+
+  it('an unknown slug: one line, exit 2, nothing written', async () => {
+    const out = join(dir, 'refused-export');
+    const res = await runCli(['export', '--out', out, '--space', 'nowhere'], env);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe(unknownLine('nowhere'));
+    expect(readdirSync(out)).toEqual([]);
   });
 });

@@ -26,17 +26,21 @@ import { InvalidInputError } from '../shared/errors.js';
 import { formatInstant, isoUtcSql } from '../shared/time.js';
 import type { Database } from '../store/database.js';
 import { DERIVED_CONVERSATION_TABLES, PUBLIC_TABLES } from '../store/schema.js';
+import { limitToSpaces, storedSpaces } from '../store/space-scope.js';
 import { checkLayout } from './layout.js';
 import {
   MANIFEST_FILE,
   MANIFEST_VERSION,
   NULL_PARTITION,
+  bySpace,
   partitionRange,
   readManifest,
+  timeUnitOf,
   type ExportFormat,
   type Manifest,
   type ManifestPartition,
   type PartitionKind,
+  type TimeUnit,
 } from './manifest.js';
 import { withReadOnlyDatabase } from './read.js';
 
@@ -56,6 +60,8 @@ export interface ExportOptions {
   partitionBy?: PartitionKind | null;
   /** only rows of conversations started at or after this (dimension and sync tables: all rows) */
   since?: Date | null;
+  /** only these spaces' rows; a space-partitioned export then replaces only their directories */
+  spaces?: readonly string[];
   lockTimeoutMs?: number;
   onWait?: () => void;
   /** called after each table has been written */
@@ -91,9 +97,11 @@ export interface ExportSummary {
 
 const EXTENSIONS: Record<ExportFormat, string> = { parquet: 'parquet', csv: 'csv' };
 
-/** The start of the UTC day or month holding `date`, so that every partition written is whole. */
+/** The start of the UTC day or month holding `date`, so that every partition written is whole (`date` itself for `space`). */
 export function partitionStart(date: Date, kind: PartitionKind): Date {
-  return kind === 'day'
+  const unit = timeUnitOf(kind);
+  if (unit === null) return date;
+  return unit === 'day'
     ? new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()))
     : new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
 }
@@ -180,8 +188,11 @@ async function copyTable(
   since: Date | null,
 ): Promise<{ rows: number; files: string[] }> {
   const { table, partitionBy } = plan;
+  const unit = timeUnitOf(partitionBy);
   const isChild = CONVERSATION_TABLES.includes(table) && table !== 'conversations';
-  const needsJoin = isChild && (partitionBy !== null || plan.filtered);
+  // a table without a space column is partitioned by its parent's space (space-scope.ts's rule)
+  const space = bySpace(partitionBy) ? await spaceSource(db, table) : null;
+  const needsJoin = isChild && (unit !== null || plan.filtered || space === 'conversation');
   const startedAt = isChild ? 'c.started_at' : 't.started_at';
   // JSON columns go out as plain strings: every reader understands a UTF-8 string column,
   // not every one the Parquet JSON annotation.
@@ -194,16 +205,21 @@ async function copyTable(
     }
   }
   const star = replaced.length > 0 ? `t.* REPLACE (${replaced.join(', ')})` : 't.*';
+  const spaceExpr = { own: '', conversation: ', c.space AS space', agent: ', a.space AS space', run: ', r.space AS space' };
   const partitionExpr =
-    partitionBy === 'day'
+    (space ? spaceExpr[space] : '') +
+    (unit === 'day'
       ? `, strftime(${startedAt}, '%Y-%m-%d') AS day`
-      : partitionBy === 'month'
+      : unit === 'month'
         ? `, strftime(${startedAt}, '%Y-%m') AS month`
-        : '';
+        : '');
   const select =
     `SELECT ${star}${partitionExpr} FROM ${table} t` +
     (needsJoin ? ` LEFT JOIN conversations c ON c.id = t.conversation_id` : '') +
+    (space === 'agent' ? ` LEFT JOIN agents a ON a.id = t.agent_id` : '') +
+    (space === 'run' ? ` LEFT JOIN sync_runs r ON r.run_id = t.run_id` : '') +
     (plan.filtered ? ` WHERE ${startedAt} >= ?::TIMESTAMPTZ` : '');
+  const partitionColumns = [...(space ? ['space'] : []), ...(unit ? [unit] : [])];
 
   const tableDir = join(stagingDir, table);
   const options = [
@@ -213,7 +229,7 @@ async function copyTable(
   let target: string;
   if (partitionBy) {
     target = tableDir;
-    options.push(`PARTITION_BY (${partitionBy})`, 'OVERWRITE_OR_IGNORE');
+    options.push(`PARTITION_BY (${partitionColumns.join(', ')})`, 'OVERWRITE_OR_IGNORE');
   } else {
     mkdirSync(tableDir, { recursive: true, mode: 0o700 });
     target = join(tableDir, `${table}.${EXTENSIONS[format]}`);
@@ -230,8 +246,23 @@ async function copyTable(
   return { rows, files: files.sort() };
 }
 
+/** Where a table's rows get their space: its own column, or its conversation's, agent's or run's. */
+async function spaceSource(db: Database, table: string): Promise<'own' | 'conversation' | 'agent' | 'run'> {
+  const rows = await db.all<{ column_name: string }>(
+    `SELECT column_name FROM duckdb_columns()
+     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?`,
+    [table],
+  );
+  const columns = new Set(rows.map((r) => r.column_name));
+  if (columns.has('space')) return 'own';
+  if (columns.has('run_id')) return 'run';
+  if (columns.has('conversation_id')) return 'conversation';
+  if (columns.has('agent_id')) return 'agent';
+  throw new InvalidInputError(`table ${table} has no space to partition by: leave it out with --tables`);
+}
+
 /** The partition directory value (`2026-11-01`, `2026-11`) holding `date`. */
-function partitionValue(date: Date, kind: PartitionKind): string {
+function partitionValue(date: Date, kind: TimeUnit): string {
   return date.toISOString().slice(0, kind === 'day' ? 10 : 7);
 }
 
@@ -240,7 +271,7 @@ function partitionValue(date: Date, kind: PartitionKind): string {
  * incremental export owns every partition from `from` on: those it wrote replace the old
  * ones, and old ones it did not write (no rows any more) are removed.
  */
-function installTable(stagedDir: string, finalDir: string, merge: { kind: PartitionKind; from: string } | null): number {
+function installTable(stagedDir: string, finalDir: string, merge: { kind: TimeUnit; from: string } | null): number {
   if (!merge || !existsSync(finalDir)) {
     const old = `${stagedDir}.old`;
     if (existsSync(finalDir)) renameSync(finalDir, old);
@@ -261,26 +292,63 @@ function installTable(stagedDir: string, finalDir: string, merge: { kind: Partit
 }
 
 /**
+ * A space-partitioned table: each `space=<slug>/` this export covers is installed as installTable
+ * does for a whole table (a covered space without rows now loses what it had in the range
+ * written); the directories of other spaces (another machine's, or left out by --space) are kept.
+ */
+function installSpaces(stagedDir: string, finalDir: string, merge: { kind: TimeUnit; from: string } | null, covered: readonly string[]): number {
+  mkdirSync(finalDir, { recursive: true, mode: 0o700 });
+  mkdirSync(stagedDir, { recursive: true, mode: 0o700 });
+  const written = readdirSync(stagedDir);
+  let kept = 0;
+  for (const dirName of new Set([...written, ...covered])) {
+    const staged = join(stagedDir, dirName);
+    const final = join(finalDir, dirName);
+    if (!written.includes(dirName)) {
+      if (!existsSync(final)) continue;
+      if (!merge) {
+        rmSync(final, { recursive: true, force: true });
+        continue;
+      }
+      mkdirSync(staged, { mode: 0o700 }); // nothing written: the range is emptied, the rest kept
+    }
+    kept += installTable(staged, final, merge);
+  }
+  rmSync(stagedDir, { recursive: true, force: true });
+  return kept;
+}
+
+/**
  * The source range of every partition now in `finalDir`: those just written (`files`) with
  * this export's time; kept ones as the earlier manifest recorded them (or, from a version 1
  * manifest, from their name).
  */
 function partitionSources(
   finalDir: string,
-  kind: PartitionKind,
+  kind: TimeUnit,
+  spaces: boolean,
   files: readonly string[],
   exportedAt: string,
   previous: { exported_at: string; partitions?: Record<string, ManifestPartition> } | undefined,
 ): Record<string, ManifestPartition> {
-  const written = new Set(files.map((f) => f.split('/')[1]));
+  // `day=…`, or `space=…/day=…`: the directories between the table's and the file
+  const written = new Set(files.map((f) => f.split('/').slice(1, -1).join('/')));
+  const parts = spaces
+    ? readdirSync(finalDir).flatMap((s) => (isDirectory(join(finalDir, s)) ? readdirSync(join(finalDir, s)).map((p) => `${s}/${p}`) : []))
+    : readdirSync(finalDir);
   const sources: Record<string, ManifestPartition> = {};
-  for (const part of readdirSync(finalDir).sort()) {
+  for (const part of parts.sort()) {
+    const name = part.split('/').pop()!;
     const range = written.has(part)
-      ? partitionRange(part, kind, exportedAt)
-      : (previous?.partitions?.[part] ?? partitionRange(part, kind, previous?.exported_at ?? null));
+      ? partitionRange(name, kind, exportedAt)
+      : (previous?.partitions?.[part] ?? partitionRange(name, kind, previous?.exported_at ?? null));
     if (range) sources[part] = range;
   }
   return sources;
+}
+
+function isDirectory(path: string): boolean {
+  return existsSync(path) && statSync(path).isDirectory();
 }
 
 /** The earlier of two lower bounds, where null means "from the beginning". */
@@ -312,10 +380,14 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
     rmSync(stagingDir, { recursive: true, force: true });
     mkdirSync(stagingDir, { mode: 0o700 });
     try {
+      // Partitioned by space, every table is (the others by space alone); by time, the conversation tables only.
       const plans: Plan[] = tables.map((table) => {
         const conversational = CONVERSATION_TABLES.includes(table);
-        return { table, partitionBy: conversational ? partitionBy : null, filtered: conversational && since !== null };
+        const partition = conversational ? partitionBy : bySpace(partitionBy) ? 'space' : null;
+        return { table, partitionBy: partition, filtered: conversational && since !== null };
       });
+      /** the `space=` directories this export owns: its spaces' (and, reading them all, the one of rows without a space) */
+      let covered: string[] = [];
 
       // 1. Every table into the staging directory, under one read lock (one consistent state).
       const copied = await withReadOnlyDatabase(
@@ -324,6 +396,9 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         async (db) => {
           rmSync(stagingDir, { recursive: true, force: true }); // a retried attempt starts clean
           mkdirSync(stagingDir, { mode: 0o700 });
+          const only = options.spaces ?? [];
+          await limitToSpaces(db, only);
+          covered = [...(await storedSpaces(db)), ...(only.length > 0 ? [] : [NULL_PARTITION])].map((s) => `space=${s}`);
           const out = [];
           for (const plan of plans) out.push({ plan, ...(await copyTable(db, plan, stagingDir, format, since)) });
           return out;
@@ -344,12 +419,13 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
       for (const { plan, rows, files } of copied) {
         const previous = manifest?.tables[plan.table];
         const finalDir = join(outDir, plan.table);
-        const merge = plan.filtered && plan.partitionBy !== null && since !== null && existsSync(finalDir);
-        const keptPartitions = installTable(
-          join(stagingDir, plan.table),
-          finalDir,
-          merge && plan.partitionBy && since ? { kind: plan.partitionBy, from: partitionValue(since, plan.partitionBy) } : null,
-        );
+        const unit = timeUnitOf(plan.partitionBy);
+        const spaces = bySpace(plan.partitionBy);
+        const merge = plan.filtered && unit !== null && since !== null && existsSync(finalDir);
+        const range = merge && unit && since ? { kind: unit, from: partitionValue(since, unit) } : null;
+        const keptPartitions = spaces
+          ? installSpaces(join(stagingDir, plan.table), finalDir, range, covered)
+          : installTable(join(stagingDir, plan.table), finalDir, range);
         restrictModes(finalDir);
         const written = plan.filtered ? (since?.toISOString() ?? null) : null;
         nextManifest.tables[plan.table] = {
@@ -358,8 +434,9 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
           since: merge ? earliest(previous?.since ?? null, written) : written,
           rows_written: rows,
           exported_at: exportedAt,
-          ...(plan.partitionBy
-            ? { partitions: partitionSources(finalDir, plan.partitionBy, files, exportedAt, merge ? previous : undefined) }
+          // (other spaces' partitions are kept as they were: their ranges too)
+          ...(unit
+            ? { partitions: partitionSources(finalDir, unit, spaces, files, exportedAt, merge || spaces ? previous : undefined) }
             : {}),
         };
         const result: TableExport = {

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { InvalidInputError } from '../shared/errors.js';
 import {
   EXPORT_FORMATS,
-  PARTITION_KINDS,
   type ExportFormat,
   type ExportLayout,
   type Manifest,
   type PartitionKind,
+  timeUnitOf,
 } from './manifest.js';
 
 export interface ExportRequest extends ExportLayout {
@@ -41,12 +41,28 @@ function formatOf(fileName: string): ExportFormat | undefined {
   return EXPORT_FORMATS.find((f) => fileName.endsWith(`.${f}`));
 }
 
-/** What the files of one table directory say: a flat `<table>.<ext>`, or `day=`/`month=` partitions. */
+const TIME_UNITS = ['day', 'month'] as const;
+
+/** The partitioning a `space=<slug>/` directory shows (by time inside it, or files), and the formats of its files. */
+function observeSpaceDir(path: string): { partition: PartitionKind; formats: ExportFormat[] } {
+  const inner = readdirSync(path);
+  const unit = TIME_UNITS.find((u) => inner.some((e) => e.startsWith(`${u}=`) && isDirectory(join(path, e))));
+  const files = unit ? inner.filter((e) => isDirectory(join(path, e))).flatMap((e) => readdirSync(join(path, e))) : inner;
+  return { partition: unit ? `space,${unit}` : 'space', formats: files.map(formatOf).filter((f) => f !== undefined) };
+}
+
+/** What the files of one table directory say: a flat `<table>.<ext>`, `day=`/`month=` partitions, or `space=` ones. */
 function observeTableDir(tableDir: string, table: string, conversational: boolean): Observation[] {
   const seen: Observation[] = [];
   for (const entry of readdirSync(tableDir)) {
     const path = join(tableDir, entry);
-    const kind = PARTITION_KINDS.find((k) => entry.startsWith(`${k}=`));
+    if (entry.startsWith('space=') && isDirectory(path)) {
+      const { partition, formats } = observeSpaceDir(path);
+      seen.push({ source: `${table}/${entry}`, partition: conversational ? partition : undefined, format: formats[0] });
+      for (const format of formats.slice(1)) seen.push({ source: `${table}/${entry}`, format });
+      continue;
+    }
+    const kind = TIME_UNITS.find((k) => entry.startsWith(`${k}=`));
     if (kind && isDirectory(path)) {
       const formats = readdirSync(path).map(formatOf).filter((f) => f !== undefined);
       seen.push({ source: `${table}/${entry}`, partition: kind, format: formats[0] });
@@ -125,7 +141,7 @@ export function checkLayout(outDir: string, shownDir: string, manifest: Manifest
  * rows: it may replace an earlier file only when that file held no rows from before --since.
  */
 function checkFlatSince(outDir: string, shownDir: string, manifest: Manifest | null, request: ExportRequest): void {
-  if (request.since === null || request.partition_by !== null) return;
+  if (request.since === null || timeUnitOf(request.partition_by) !== null) return;
   const since = request.since;
   const shrunk = request.tables.filter((table) => {
     if (!request.conversationTables.includes(table)) return false;

@@ -9,8 +9,21 @@ import { formatInstant } from '../shared/time.js';
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-export const PARTITION_KINDS = ['day', 'month'] as const;
+/** How the tables are split into Hive partitions: by the conversation's start, by space, or both (space first). */
+export const PARTITION_KINDS = ['day', 'month', 'space', 'space,day', 'space,month'] as const;
 export type PartitionKind = (typeof PARTITION_KINDS)[number];
+export type TimeUnit = 'day' | 'month';
+
+/** The time part of a partitioning (`day`, `month`), or null for `space` alone. */
+export function timeUnitOf(kind: PartitionKind | null): TimeUnit | null {
+  if (kind === null || kind === 'space') return null;
+  return kind.endsWith('month') ? 'month' : 'day';
+}
+
+/** Whether a partitioning puts each space in its own `space=<slug>/` directory. */
+export function bySpace(kind: PartitionKind | null): boolean {
+  return kind !== null && kind.startsWith('space');
+}
 
 /** Written into every export directory; its presence marks the directory as ours to update. */
 export const MANIFEST_FILE = 'convoduck-export.json';
@@ -75,7 +88,7 @@ export function readManifest(outDir: string, shownDir: string): Manifest | null 
 }
 
 /** `day=2026-11-01` → the range of starts it holds; null for a name that is no partition of `kind`. */
-export function partitionRange(dirName: string, kind: PartitionKind, exportedAt: string | null): ManifestPartition | null {
+export function partitionRange(dirName: string, kind: TimeUnit, exportedAt: string | null): ManifestPartition | null {
   const prefix = `${kind}=`;
   if (!dirName.startsWith(prefix)) return null;
   const value = dirName.slice(prefix.length);

@@ -23,6 +23,7 @@ interface ExportFlags {
   since?: string;
   json?: boolean;
   wait: string;
+  space: string[];
 }
 
 export function registerExport(program: Command): void {
@@ -33,7 +34,9 @@ export function registerExport(program: Command): void {
       'Write every public table (conversations, transcript_turns, tool_calls, node_visits, agents, ' +
         'tools, sync_runs, sync_errors) to OUT/<table>/, as Parquet (default) or CSV, for DuckDB, ' +
         'Spark, Trino or BigQuery. --partition-by writes the conversation tables Hive-style by the ' +
-        'conversation’s start (OUT/tool_calls/day=2026-11-01/…). --since keeps only conversations ' +
+        'conversation’s start (OUT/tool_calls/day=2026-11-01/…), and with space every table by space ' +
+        '(OUT/tool_calls/space=acme-prod/day=2026-11-01/…); a space-partitioned export replaces only the ' +
+        'directories of the spaces it writes, so several databases can export into one location. --since keeps only conversations ' +
         'started since then (agents, tools and the sync tables are always whole); with --partition-by ' +
         'it replaces just the partitions it writes, so a scheduled export stays complete and current. ' +
         `The directory is created owner-only (0700, files 0600: transcripts are personal data); ` +
@@ -42,9 +45,10 @@ export function registerExport(program: Command): void {
     .option('--out <dir>', 'directory to write (created if missing; must be empty or an earlier export)')
     .option('--format <format>', `file format: ${EXPORT_FORMATS.join(', ')}`, 'parquet')
     .option('--tables <list>', 'comma-separated tables to write (default: all public tables)')
-    .option('--partition-by <unit>', `partition the conversation tables by started_at: ${PARTITION_KINDS.join(', ')}`)
+    .option('--partition-by <unit>', `Hive partitions: by started_at (conversation tables), by space (every table), or both: ${PARTITION_KINDS.join(', ')}`)
     .option('--since <time>', 'only conversations started at or after this (ISO date/time, or 7d, 24h, yesterday)')
     .option('--json', 'print a summary as JSON on stdout')
+    .option('--space <slug>', 'only this space’s rows (repeatable; default: every space)', (value: string, previous: string[]) => [...previous, value], [])
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .addHelpText(
@@ -55,6 +59,7 @@ Examples:
   convoduck export --out ./lake --partition-by day      # OUT/conversations/day=2026-11-01/data_0.parquet
   convoduck export --out ./lake --partition-by day --since 2d   # nightly: refresh the last days only
   convoduck export --out ./csv --format csv --tables conversations,tool_calls --since 2026-11-01
+  convoduck export --out /shared/lake --partition-by space,day --since 2d   # one dataset for many spaces
 
 Read it back:
   duckdb -c "SELECT count(*) FROM read_parquet('export/conversations/*.parquet')"
@@ -76,7 +81,7 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
       if (since && partitionBy && partitionStart(since, partitionBy).getTime() !== since.getTime()) {
         process.stderr.write(
           `convoduck: --since rounded down to ${formatInstant(partitionStart(since, partitionBy))} ` +
-            `so that every ${partitionBy} partition written is complete\n`,
+            `so that every ${partitionBy.replace('space,', '')} partition written is complete\n`,
         );
       }
 
@@ -86,6 +91,7 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
         tables,
         partitionBy,
         since,
+        spaces: flags.space,
         lockTimeoutMs,
         now: () => now,
         onWait: () => process.stderr.write(busyNotice(flags.wait)),
