@@ -2,14 +2,16 @@
 // into one database over real HTTP: every space exact row by row; a refused key skips its space
 // only (exit 3, one line naming it, the key nowhere); a second run incremental per space; each
 // key held at its own limit in the same run; --space limits a run; a wrong slug stores nothing.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSpaces } from '../src/crawler/spaces.js';
 import type { RequestLogEntry, Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
-import { runCli } from './support/cli.js';
+import { CLI, runCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';
 import { expectNoDuplicateKeys, expectStoreMatches } from './support/store-vs-simulator.js';
 
@@ -291,6 +293,60 @@ describe('each key at its own limit', () => {
       const windows = perWindow(own(sim), from, to);
       for (const n of windows) expect(n, `${sim.space} per window: ${windows.join(', ')}`).toBeGreaterThanOrEqual(0.9 * LIMIT);
       expect(own(sim).filter((r) => r.status === 429).length, sim.space).toBeLessThanOrEqual(1);
+    }
+  }, 90_000);
+});
+
+describe('the README’s multi-space config and cron line', () => {
+  const ROOT = fileURLToPath(new URL('..', import.meta.url));
+  /** The fenced block right after `<!-- recipe:NAME -->` in the README. */
+  function recipe(name: string): string {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const marker = `<!-- recipe:${name} -->`;
+    expect(text.split(marker)).toHaveLength(2);
+    return new RegExp(`${marker}\\n\`\`\`[^\\n]*\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(text)![1]! + '\n';
+  }
+
+  it('runs as written, cron’s bare environment and all: both spaces exact, run after run', async () => {
+    // the second space's max_rpm (30 a real minute) leaves room for a few conversations per run
+    const sims = await Promise.all([simulator({ seed: 141, conversations: 90, rateLimit: 100_000 }), simulator({ seed: 142, conversations: 8, rateLimit: 100_000 })]);
+    const root = mkdtempSync(join(tmpdir(), 'convoduck-spaces-cron-'));
+    dirs.push(root);
+    const [bin, home, work, etc] = ['bin', 'home', 'srv', 'etc'].map((d) => join(root, d)) as [string, string, string, string];
+    for (const d of [bin, home, work, etc]) mkdirSync(d);
+    chmodSync(CLI, 0o755);
+    symlinkSync(CLI, join(bin, 'convoduck'));
+
+    // the config as written: each placeholder host in turn becomes one simulator, the slug the first one's
+    const HOST = 'https://<your-host>/api/v1';
+    let config = recipe('spaces-config');
+    expect(config.split(HOST)).toHaveLength(3);
+    for (const sim of sims) config = config.replace(HOST, sim.baseUrl);
+    config = config.replace('"acme-prod"', `"${sims[0]!.space}"`);
+    for (const [name, sim] of [['acme-prod', sims[0]!], ['acme-staging', sims[1]!]] as const) {
+      const key = join(etc, `${name}.key`);
+      writeFileSync(key, `${sim.apiKey}\n`, { mode: 0o600 });
+      config = config.replace(`/etc/convoduck/${name}.key`, key);
+    }
+    const configPath = join(etc, 'spaces.toml');
+    writeFileSync(configPath, config);
+
+    const line = recipe('cron-spaces').trim();
+    const command = /^(?:\S+\s+){5}(.*)$/.exec(line)![1]!
+      .replace('/srv/convoduck', work)
+      .replace('/etc/convoduck/spaces.toml', configPath)
+      .replace('/usr/local/bin', bin);
+    expect(command).not.toContain('<your-host>');
+    for (const run of [1, 2]) {
+      const env = ['PATH=/usr/bin:/bin', `HOME=${home}`, 'SHELL=/bin/sh', 'LOGNAME=convoduck'];
+      const child = spawn('/usr/bin/env', ['-i', ...env, '/bin/sh', '-c', command], { cwd: home, stdio: 'ignore' });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, readFileSync(join(work, 'sync.log'), 'utf8')).toBe(0);
+      const summaries = readFileSync(join(work, 'sync.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JsonSummary);
+      expect(summaries).toHaveLength(run);
+      expect(summaries.at(-1)!.spaces.map((s) => [s.space, s.status])).toEqual(sims.map((sim) => [sim.space, 'ok']));
+      for (const sim of sims) await expectStoreMatches(join(work, 'convoduck.duckdb'), everything(sim), { space: sim.space });
+      expect(existsSync(join(work, 'reports', 'agent_leaderboard.csv'))).toBe(true);
     }
   }, 90_000);
 });
