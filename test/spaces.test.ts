@@ -257,6 +257,51 @@ describe('sync --config: many spaces into one database', () => {
   }, 60_000);
 });
 
+describe('settings and upgrades', () => {
+  it('a key written in the config, or a variable not set: one line naming the file and line, exit 2, nothing asked or stored', async () => {
+    const sims = await threeSpaces();
+    const written = job(sims, { extra: ['', 'api_key = "np_written_in_the_file_1234"\n', ''] });
+    const refused = await runCli(['sync'], written.env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      `convoduck: config ${written.config} line 8: api_key is refused: keys never go in the config file — name an environment variable with api_key_env, or a file with api_key_file\n`,
+    );
+    expect(refused.stderr + refused.stdout).not.toContain('np_written_in_the_file');
+
+    const unset = job(sims);
+    delete unset.env.SPACE_2_KEY;
+    const missing = await runCli(['sync', '--json'], unset.env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `convoduck: config ${unset.config} line 11: environment variable SPACE_2_KEY ([[space]] #3 (line 9)) is not set — export it with the space's API key\n`,
+    );
+    expect(JSON.parse(missing.stdout)).toMatchObject({ status: 'usage', exitCode: 2, spaces: [] });
+    for (const path of [written.dbPath, unset.dbPath]) expect(existsSync(path)).toBe(false);
+    for (const sim of sims) expect(own(sim)).toHaveLength(0);
+  });
+
+  it('a database with one watermark (schema 3) gives it to the space its rows carry; the next run is incremental', async () => {
+    const sim = await simulator({ seed: 141, conversations: 150, rateLimit: 100_000 });
+    const dbPath = tempDb();
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
+    expect((await runCli(['sync'], env)).code).toBe(0);
+    // the database as schema 3 kept it: one listing_watermark in convoduck_meta
+    const windowTo = await Database.with(dbPath, async (db) => {
+      const run = await db.one<{ window_to: Date }>(`SELECT window_to FROM sync_runs`);
+      await db.run(`DROP TABLE listing_watermarks`);
+      await db.run(`INSERT INTO convoduck_meta VALUES ('listing_watermark', ?)`, [run!.window_to.toISOString()]);
+      await db.run(`UPDATE convoduck_meta SET value = '3' WHERE key = 'schema_version'`);
+      return run!.window_to;
+    });
+    const marks = await rows<{ space: string; listed_to: Date }>(dbPath, `SELECT space, listed_to FROM listing_watermarks`);
+    expect(marks.map((m) => [m.space, m.listed_to.getTime()])).toEqual([[sim.space, windowTo.getTime()]]);
+    expect(await rows(dbPath, `SELECT * FROM convoduck_meta WHERE key = 'listing_watermark'`)).toEqual([]);
+    const logged = sim.requestLog.length;
+    expect((await runCli(['sync'], env)).code).toBe(0);
+    expect(ofKind(own(sim, logged), 'conversation_list')).toBe(1);
+  }, 60_000);
+});
+
 describe('each key at its own limit', () => {
   const W = 2_000;
   const LIMIT = 60;

@@ -37,7 +37,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
       summary = await interruptible((signal) =>
         syncSpaces({
           spaces: targets,
-          only: flags.space,
+          only: flags.space ?? [],
           dbPath,
           details: run.details,
           since: run.since,

@@ -23,7 +23,7 @@ interface ExportFlags {
   since?: string;
   json?: boolean;
   wait: string;
-  space: string[];
+  space?: string[];
 }
 
 export function registerExport(program: Command): void {
@@ -48,7 +48,7 @@ export function registerExport(program: Command): void {
     .option('--partition-by <unit>', `Hive partitions: by started_at (conversation tables), by space (every table), or both: ${PARTITION_KINDS.join(', ')}`)
     .option('--since <time>', 'only conversations started at or after this (ISO date/time, or 7d, 24h, yesterday)')
     .option('--json', 'print a summary as JSON on stdout')
-    .option('--space <slug>', 'only this space’s rows (repeatable; default: every space)', (value: string, previous: string[]) => [...previous, value], [])
+    .option('--space <slug>', 'only this space’s rows (repeatable; default: every space)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .addHelpText(
@@ -91,7 +91,7 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
         tables,
         partitionBy,
         since,
-        spaces: flags.space,
+        spaces: flags.space ?? [],
         lockTimeoutMs,
         now: () => now,
         onWait: () => process.stderr.write(busyNotice(flags.wait)),

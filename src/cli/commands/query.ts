@@ -14,7 +14,7 @@ interface QueryFlags {
   format?: string;
   wait: string;
   maxWidth: string;
-  space: string[];
+  space?: string[];
 }
 
 export function registerQuery(program: Command): void {
@@ -34,7 +34,7 @@ export function registerQuery(program: Command): void {
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .option('--max-width <n>', 'table format: cut cells longer than this', '48')
-    .option('--space <slug>', 'the tables hold only this space’s rows (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
+    .option('--space <slug>', 'the tables hold only this space’s rows (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .addHelpText(
       'after',
       `
@@ -64,7 +64,7 @@ Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usa
         format,
         lockTimeoutMs,
         maxCellWidth,
-        spaces: flags.space,
+        spaces: flags.space ?? [],
         onWait: () => process.stderr.write(busyNotice(flags.wait)),
       });
       if (format === 'table' && !result.truncated) {

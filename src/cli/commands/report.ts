@@ -39,7 +39,7 @@ interface ReportFlags {
   wait: string;
   html?: boolean;
   sqlDir?: string;
-  space: string[];
+  space?: string[];
 }
 
 export function registerReport(program: Command): void {
@@ -57,7 +57,7 @@ export function registerReport(program: Command): void {
     .option('--to <time>', 'conversations started before (exclusive); same forms as --from')
     .option('--agent <id>', 'only this agent (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--channel <channel>', `only this channel: ${KNOWN_CHANNELS.join(' or ')}`)
-    .option('--space <slug>', 'only this space (repeatable; default: every space of the database)', (value: string, previous: string[]) => [...previous, value], [])
+    .option('--space <slug>', 'only this space (repeatable; default: every space of the database)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--tz <zone>', 'time zone of day, week and hour buckets (IANA name)', 'UTC')
     .option('--early-seconds <n>', `early_hangups: a voice hang-up within this many seconds is early (default ${DEFAULT_EARLY_SECONDS})`)
     .option('--min-sample <n>', `agent_leaderboard: flag agents with fewer conversations (default ${DEFAULT_MIN_SAMPLE})`)
@@ -95,7 +95,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
           flags.earlySeconds === undefined ? undefined : parsePositiveInt('--early-seconds', flags.earlySeconds),
         minSample: flags.minSample === undefined ? undefined : parsePositiveInt('--min-sample', flags.minSample),
         days: flags.days === undefined ? undefined : parsePositiveInt('--days', flags.days),
-        spaces: flags.space,
+        spaces: flags.space ?? [],
       };
       const onWait = () => process.stderr.write(busyNotice(flags.wait));
       const dbPath = resolveDbPath(flags.db);

@@ -11,7 +11,7 @@ interface StatusFlags {
   json?: boolean;
   runs: string;
   wait: string;
-  space: string[];
+  space?: string[];
 }
 
 export function registerStatus(program: Command): void {
@@ -29,7 +29,7 @@ export function registerStatus(program: Command): void {
     .option('--runs <n>', 'how many recent runs to show', '5')
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
-    .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
+    .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .addHelpText(
       'after',
       `
@@ -45,7 +45,7 @@ Examples:
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
       const status = await getStatus(resolveDbPath(flags.db), {
         runs,
-        spaces: flags.space,
+        spaces: flags.space ?? [],
         lockTimeoutMs,
         onWait: () => process.stderr.write(busyNotice(flags.wait)),
       });

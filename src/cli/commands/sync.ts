@@ -14,7 +14,7 @@ export interface SyncFlags extends RunFlags {
   baseUrl?: string;
   apiKeyFile?: string;
   config?: string;
-  space: string[];
+  space?: string[];
   json?: boolean;
 }
 
@@ -26,7 +26,8 @@ export function registerSync(program: Command): void {
         'The first run lists everything; later runs list only what started since the last one (minus ' +
         '--overlap) and fetch each finished conversation’s detail once in its life. Progress is committed ' +
         'page by page, so a killed run resumes where it stopped.\n\n' +
-        'Settings: CONVODUCK_BASE_URL (…/api/v1), CONVODUCK_API_KEY (or --api-key-file), CONVODUCK_DB.',
+        'Settings: CONVODUCK_BASE_URL (…/api/v1), CONVODUCK_API_KEY (or --api-key-file), CONVODUCK_DB; ' +
+        'for several spaces, a TOML config file (--config or CONVODUCK_CONFIG) with one [[space]] each.',
     )
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--details <mode>', 'all | none | outcomes to fetch first, e.g. failed,transferred', 'all')
@@ -37,7 +38,7 @@ export function registerSync(program: Command): void {
     .option('--max-rpm <n>', 'stay under this many requests per minute (leave room for other integrations)')
     .option('--json', 'print the run summary as JSON on stdout')
     .option('--config <file>', 'crawl every [[space]] of this TOML file into the database (default: $CONVODUCK_CONFIG)')
-    .option('--space <slug>', 'only this space of the config (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
+    .option('--space <slug>', 'only this space of the config (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .addHelpText(
       'after',
       `
@@ -48,15 +49,26 @@ Examples:
   convoduck sync --details failed,transferred --max-rpm 45
   convoduck sync --since 2026-10-01 --until 2026-11-01   # backfill October (--until is inclusive)
   convoduck sync --json > last-run.json      # for schedulers
+  convoduck sync --config spaces.toml        # every [[space]] of the file, at once, into one database
+  convoduck sync --config spaces.toml --space acme-prod
+
+A config file lists the spaces; keys stay outside it:
+  [[space]]
+  base_url = "https://api.example.com/api/v1"
+  api_key_env = "ACME_PROD_KEY"              # or: api_key_file = "/etc/convoduck/acme-prod.key"
+  slug = "acme-prod"                         # optional: checked before anything is stored
+  max_rpm = 45                               # optional, as --max-rpm
 
 Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad settings,
 3 the API refused the key (401/403), 130 interrupted (what was fetched is kept).
+With several spaces: 3 when any key was refused (that space is skipped, the others run),
+1 for any other recorded error.
 A listing that does not add up (the server counts more conversations than it serves) exits 1
 and keeps the watermark, so the next run lists that window again.`,
     )
     .action(async (flags: SyncFlags & { apiKey?: string }) => {
       const config = configFilePath(flags.config);
-      if (config !== null || flags.space.length > 0) return syncSpacesCommand(flags, config);
+      if (config !== null || (flags.space ?? []).length > 0) return syncSpacesCommand(flags, config);
       let apiKey: string | undefined;
       try {
         const { summary, dbPath } = await runSync(flags, (key) => (apiKey = key));
