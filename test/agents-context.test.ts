@@ -123,6 +123,38 @@ describe('agents, their flows and connections', () => {
     await expectConfigMatches(dbPath, config(sim));
   });
 
+  it('a Get agent response that cannot be stored is an error of the run, and the next run asks again', async () => {
+    const sim = await simulator({ seed: 34, conversations: 100 });
+    const dbPath = tempDb();
+    expect((await syncWith(sim, dbPath)).status).toBe('ok');
+    const v1 = await versions(dbPath);
+    const agent = sim.dataset.agents.find((a) => a.status === 'active')!;
+    const flow = agent.workflow;
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 80; i++) deep = { next: deep };
+    sim.editAgent(agent.id, { workflow: { ...flow, nodes: { ...flow.nodes, greeting: deep } } });
+
+    const beforeSecond = sim.requestLog.length;
+    const second = await syncWith(sim, dbPath);
+    expect(second.status).toBe('errors');
+    expect(getAgentRequests(sim, beforeSecond)).toEqual([agent.id]);
+    expect(await versions(dbPath)).toEqual(v1);
+    const errors = await Database.with(
+      dbPath,
+      (db) => db.all<{ stage: string; message: string }>(`SELECT stage, message FROM sync_errors WHERE run_id = ?`, [second.runId]),
+      { readOnly: true },
+    );
+    expect(errors).toEqual([{ stage: 'agent', message: `agent ${agent.id}: unusable Get agent response: it nests too deeply to store` }]);
+
+    // The platform serves the same version properly now: its list entry is unchanged, and still asked for.
+    agent.workflow = flow;
+    const beforeThird = sim.requestLog.length;
+    expect((await syncWith(sim, dbPath)).status).toBe('ok');
+    expect(getAgentRequests(sim, beforeThird)).toEqual([agent.id]);
+    expect((await versions(dbPath)).length).toBe(v1.length + 1);
+    await expectConfigMatches(dbPath, config(sim));
+  });
+
   it('stores a confidential space and agents whose workflow is null or empty', async () => {
     const sim = await simulator({ seed: 32, conversations: 200, confidential: true });
     const [none, empty, noNodes] = sim.dataset.agents;
