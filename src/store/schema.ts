@@ -2,7 +2,7 @@
 // added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -37,6 +37,47 @@ const AGENT_DETAIL_COLUMNS: readonly (readonly [string, string])[] = [
   ['detail_fetched_at', 'TIMESTAMPTZ'],
 ];
 
+/**
+ * The tables that grow with every conversation hold one row per id without a PRIMARY KEY: a key's
+ * index (ART) is loaded whole by every opening of the file for a write, so a sync's memory grew
+ * with the database. The writes keep them one row per id instead: each batch deletes its ids and
+ * inserts them again in one transaction (writes.ts, derive.ts).
+ */
+const ONE_ROW_PER_ID = {
+  raw_listed_conversations: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} raw_listed_conversations (
+  id VARCHAR NOT NULL,
+  space VARCHAR NOT NULL,
+  listed_at TIMESTAMPTZ NOT NULL,
+  body JSON NOT NULL
+);`,
+  raw_conversations: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} raw_conversations (
+  id VARCHAR NOT NULL,
+  space VARCHAR NOT NULL,
+  fetched_at TIMESTAMPTZ NOT NULL,
+  body JSON NOT NULL,
+  invalid_reason VARCHAR,
+  is_final BOOLEAN
+);`,
+  conversations: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} conversations (
+  id VARCHAR NOT NULL,
+  space VARCHAR,
+  agent_id VARCHAR,
+  channel VARCHAR,
+  direction VARCHAR,
+  session_ref VARCHAR,
+  page_url VARCHAR,
+  started_at TIMESTAMPTZ,
+  ended_at TIMESTAMPTZ,
+  duration_sec INTEGER,
+  message_count INTEGER,
+  outcome VARCHAR,
+  summary VARCHAR,
+  is_final BOOLEAN,
+  listed_at TIMESTAMPTZ,
+  detail_fetched_at TIMESTAMPTZ
+);`,
+} as const;
+
 /** SQL that brings a database at schema version (key - 1) to version key. */
 export const MIGRATIONS: Readonly<Record<number, string>> = {
   2: `ALTER TABLE raw_conversations ADD COLUMN IF NOT EXISTS is_final BOOLEAN;
@@ -63,6 +104,14 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         FROM convoduck_meta m WHERE m.key = 'listing_watermark')
       WHERE space IS NOT NULL AND listed_to IS NOT NULL;
       DELETE FROM convoduck_meta WHERE key = 'listing_watermark';`,
+  // The big tables lose their PRIMARY KEY (see ONE_ROW_PER_ID). DuckDB cannot drop a constraint:
+  // each table is copied into one defined without it.
+  5: Object.entries(ONE_ROW_PER_ID)
+    .map(([table, ddl]) => `ALTER TABLE ${table} RENAME TO ${table}_v4;
+      ${ddl()}
+      INSERT INTO ${table} BY NAME SELECT * FROM ${table}_v4;
+      DROP TABLE ${table}_v4;`)
+    .join('\n'),
 };
 
 export const SCHEMA_SQL = `
@@ -79,44 +128,15 @@ CREATE TABLE IF NOT EXISTS listing_watermarks (
 );
 
 -- Each conversation as the list endpoint last returned it.
-CREATE TABLE IF NOT EXISTS raw_listed_conversations (
-  id VARCHAR PRIMARY KEY,
-  space VARCHAR NOT NULL,
-  listed_at TIMESTAMPTZ NOT NULL,
-  body JSON NOT NULL
-);
+${ONE_ROW_PER_ID.raw_listed_conversations('IF NOT EXISTS')}
 
 -- Each detail response body exactly as received. invalid_reason is set when the body was valid
 -- JSON but not a usable conversation; such rows are kept and fetched again by the next run.
 -- is_final (derived from body when stored) says whether the conversation had finished: a body
 -- that had not is fetched again; kept as a column so no run has to re-parse every stored body.
-CREATE TABLE IF NOT EXISTS raw_conversations (
-  id VARCHAR PRIMARY KEY,
-  space VARCHAR NOT NULL,
-  fetched_at TIMESTAMPTZ NOT NULL,
-  body JSON NOT NULL,
-  invalid_reason VARCHAR,
-  is_final BOOLEAN
-);
+${ONE_ROW_PER_ID.raw_conversations('IF NOT EXISTS')}
 
-CREATE TABLE IF NOT EXISTS conversations (
-  id VARCHAR PRIMARY KEY,
-  space VARCHAR,
-  agent_id VARCHAR,
-  channel VARCHAR,
-  direction VARCHAR,
-  session_ref VARCHAR,
-  page_url VARCHAR,
-  started_at TIMESTAMPTZ,
-  ended_at TIMESTAMPTZ,
-  duration_sec INTEGER,
-  message_count INTEGER,
-  outcome VARCHAR,
-  summary VARCHAR,
-  is_final BOOLEAN,
-  listed_at TIMESTAMPTZ,
-  detail_fetched_at TIMESTAMPTZ
-);
+${ONE_ROW_PER_ID.conversations('IF NOT EXISTS')}
 
 CREATE TABLE IF NOT EXISTS transcript_turns (
   conversation_id VARCHAR NOT NULL,

@@ -3,7 +3,7 @@
 
 import type { Database } from './database.js';
 import { DETAIL_IS_FINAL } from './schema.js';
-import { deriveChildRows, deriveConversationRows, inScope, scopeParams, type Scope } from './derive.js';
+import { CHILD_TABLES, idParams, inIds, insertChildRows, insertConversationRows, LISTED_WINS } from './derive.js';
 import { saveSpaceConfig } from './space-config.js';
 
 export interface ListedConversation {
@@ -51,14 +51,35 @@ async function stage(db: Database, name: string, columns: string[], rows: (strin
   }
 }
 
+/** The items of a batch once each, the last of each id winning (as a later response would). */
+function lastPerId<T extends { id: string }>(items: readonly T[]): T[] {
+  return [...new Map(items.map((item) => [item.id, item])).values()];
+}
+
 /**
- * Deletes the rows of `table` whose id is in the batch, before the batch's rows are inserted: the
- * same result as INSERT OR REPLACE, which DuckDB implements for existing keys with a scan of every
- * stored row (measured on 100,000 stored details: 0.47 s and +0.45 GB of memory for a batch of
- * 100, against 18 ms for this delete by primary key and a plain insert).
+ * The stored side of a batch's conversations rows (its list entries, or its usable details) into
+ * a temp table, read cheaply: the small columns of the batch's ids, and the body only of the few
+ * ids whose stored side wins (`wins`: a query of ids over _batch_listed l and _batch_details d).
+ * The tables have no index (see schema.ts): reading bodies by id decompresses whole vectors of
+ * them, a cost that would grow with the database at every batch.
  */
-async function replaceRows(db: Database, table: 'raw_listed_conversations' | 'raw_conversations', batch: Scope): Promise<void> {
-  await db.run(`DELETE FROM ${table} WHERE ${inScope(batch, 'id')}`, scopeParams(batch));
+async function readStoredSide(
+  db: Database,
+  into: '_batch_listed' | '_batch_details',
+  stored: { table: string; columns: string; where: string },
+  ids: readonly string[],
+  wins: string,
+): Promise<void> {
+  const from = `${stored.table} WHERE ${stored.where} AND`;
+  await db.run(`CREATE OR REPLACE TEMP TABLE ${into} AS SELECT ${stored.columns}, NULL::JSON AS body FROM ${from} ${inIds(ids, 'id')}`, idParams(ids));
+  const needed = (await db.all<{ id: string }>(wins)).map((r) => r.id);
+  if (needed.length === 0) return;
+  await db.run(
+    `UPDATE ${into} SET body = stored.body
+     FROM (SELECT id, body FROM ${from} ${inIds(needed, 'id')}) stored
+     WHERE ${into}.id = stored.id`,
+    idParams(needed),
+  );
 }
 
 export async function saveListPage(
@@ -68,24 +89,37 @@ export async function saveListPage(
   entries: ListedConversation[],
 ): Promise<void> {
   if (entries.length === 0) return;
+  const page = lastPerId(entries);
   await stage(
     db,
     '_listed',
     ['id', 'body'],
-    entries.map((e) => [e.id, e.body]),
+    page.map((e) => [e.id, e.body]),
   );
-  const batch: Scope = { ids: entries.map((e) => e.id) };
+  const ids = page.map((e) => e.id);
   await db.transaction(async () => {
-    // DELETE + INSERT rather than INSERT OR REPLACE: the same rows result, but DuckDB's OR REPLACE
-    // of existing keys scans the whole table (see replaceRows).
-    await replaceRows(db, 'raw_listed_conversations', batch);
+    await db.run(`DELETE FROM raw_listed_conversations WHERE ${inIds(ids, 'id')}`, idParams(ids));
     await db.run(
-      `INSERT INTO raw_listed_conversations
-       SELECT DISTINCT ON (id) id, ?, ?::TIMESTAMPTZ, body::JSON FROM _listed`,
+      `CREATE OR REPLACE TEMP TABLE _batch_listed AS SELECT id, ?::VARCHAR AS space, ?::TIMESTAMPTZ AS listed_at, body::JSON AS body FROM _listed`,
       [space, listedAt.toISOString()],
     );
-    await deriveConversationRows(db, batch);
+    await db.run(`INSERT INTO raw_listed_conversations SELECT id, space, listed_at, body FROM _batch_listed`);
+    // A stored detail wins over the page only when it was fetched at or after this listing.
+    await readStoredSide(
+      db,
+      '_batch_details',
+      { table: 'raw_conversations', columns: 'id, space, fetched_at', where: 'invalid_reason IS NULL' },
+      ids,
+      `SELECT d.id FROM _batch_details d LEFT JOIN _batch_listed l USING (id) WHERE NOT ${LISTED_WINS}`,
+    );
+    await replaceConversationRows(db, ids);
   });
+}
+
+/** Deletes the batch's conversations rows and derives them again from _batch_listed and _batch_details. */
+async function replaceConversationRows(db: Database, ids: readonly string[]): Promise<void> {
+  await db.run(`DELETE FROM conversations WHERE ${inIds(ids, 'id')}`, idParams(ids));
+  await insertConversationRows(db, { listed: 'SELECT * FROM _batch_listed', details: 'SELECT * FROM _batch_details' });
 }
 
 export async function saveDetails(
@@ -96,28 +130,44 @@ export async function saveDetails(
   runId: number,
   counters: RunCounters,
 ): Promise<void> {
+  const batch = lastPerId(details);
   await stage(
     db,
     '_details',
     ['id', 'fetched_at', 'body', 'invalid_reason'],
-    details.map((d) => [d.id, d.fetchedAt.toISOString(), d.body, d.invalidReason]),
+    batch.map((d) => [d.id, d.fetchedAt.toISOString(), d.body, d.invalidReason]),
   );
-  const batch: Scope = { ids: details.map((d) => d.id) };
+  const ids = batch.map((d) => d.id);
   await db.transaction(async () => {
-    if (details.length > 0) {
-      const refetched = await db.one<{ n: number }>(
-        `SELECT count(*)::INTEGER AS n FROM raw_conversations WHERE ${inScope(batch, 'id')}`,
-        scopeParams(batch),
-      );
-      if ((refetched?.n ?? 0) > 0) await replaceRows(db, 'raw_conversations', batch);
+    if (batch.length > 0) {
+      const replaced = await db.all(`DELETE FROM raw_conversations WHERE ${inIds(ids, 'id')} RETURNING id`, idParams(ids));
       await db.run(
         `INSERT INTO raw_conversations
-         SELECT DISTINCT ON (id) id, ?, fetched_at::TIMESTAMPTZ, body, invalid_reason, ${DETAIL_IS_FINAL}
-         FROM (SELECT id, fetched_at, body::JSON AS body, invalid_reason FROM _details)`,
+         SELECT id, ?, fetched_at, body, invalid_reason, ${DETAIL_IS_FINAL}
+         FROM (SELECT id, fetched_at::TIMESTAMPTZ AS fetched_at, body::JSON AS body, invalid_reason FROM _details)`,
         [space],
       );
-      await deriveConversationRows(db, batch);
-      await deriveChildRows(db, batch, (refetched?.n ?? 0) > 0);
+      await db.run(
+        `CREATE OR REPLACE TEMP TABLE _batch_details AS
+         SELECT id, ?::VARCHAR AS space, fetched_at::TIMESTAMPTZ AS fetched_at, body::JSON AS body FROM _details
+         WHERE invalid_reason IS NULL`,
+        [space],
+      );
+      // The stored list entry wins only where no usable detail came, or it was listed after the fetch.
+      await readStoredSide(
+        db,
+        '_batch_listed',
+        { table: 'raw_listed_conversations', columns: 'id, space, listed_at', where: 'true' },
+        ids,
+        `SELECT l.id FROM _batch_listed l LEFT JOIN _batch_details d USING (id) WHERE ${LISTED_WINS}`,
+      );
+      await replaceConversationRows(db, ids);
+      // A detail fetched for the first time has no child rows to replace: the delete (a scan of
+      // every stored turn) only runs when the batch holds a conversation fetched before.
+      if (replaced.length > 0) {
+        for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table} WHERE ${inIds(ids, 'conversation_id')}`, idParams(ids));
+      }
+      await insertChildRows(db, 'SELECT id, body FROM _batch_details');
     }
     await insertErrors(db, runId, errors);
     await updateRun(db, runId, counters);

@@ -126,6 +126,7 @@ export async function expectNoDuplicateKeys(db: Database): Promise<void> {
     UNION ALL SELECT 'transcript_turns', count(*) - count(DISTINCT (conversation_id, seq)) FROM transcript_turns
     UNION ALL SELECT 'tool_calls', count(*) - count(DISTINCT (conversation_id, seq)) FROM tool_calls
     UNION ALL SELECT 'node_visits', count(*) - count(DISTINCT (conversation_id, seq)) FROM node_visits
-    UNION ALL SELECT 'raw_conversations', count(*) - count(DISTINCT id) FROM raw_conversations`);
+    UNION ALL SELECT 'raw_conversations', count(*) - count(DISTINCT id) FROM raw_conversations
+    UNION ALL SELECT 'raw_listed_conversations', count(*) - count(DISTINCT id) FROM raw_listed_conversations`);
   for (const row of dupes) expect(Number(row.d), `duplicates in ${String(row.t)}`).toBe(0);
 }
