@@ -3,7 +3,7 @@
 
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { chmodSync, closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { DatabaseBusyError } from '../shared/errors.js';
 
@@ -29,6 +29,34 @@ export interface OpenOptions {
 const WRITE_ROW_GROUP_SIZE = 2048;
 
 const LOCK_ERROR = /Could not set lock on file|Conflicting lock is held/i;
+
+/**
+ * The files this process has open, and whether for writing. DuckDB's file lock keeps other
+ * processes out, not this one: a second instance on a file another instance of the process writes
+ * opens without a word, and one instance's checkpoint overwrites the other's (commits silently
+ * lost, or a file neither can read). Such an opening is a bug, and fails loudly instead.
+ */
+const openHere = new Map<string, { writable: boolean; count: number }>();
+
+function claim(path: string, readOnly: boolean): void {
+  const key = resolve(path);
+  const held = openHere.get(key);
+  if (held && (held.writable || !readOnly)) {
+    throw new StoreError(
+      `database ${path} is already open ${held.writable ? 'for writing' : 'for reading'} in this process: ` +
+        'a second instance on the file would lose writes (a convoduck bug: please report it)',
+    );
+  }
+  openHere.set(key, { writable: !readOnly, count: (held?.count ?? 0) + 1 });
+}
+
+function release(path: string): void {
+  const key = resolve(path);
+  const held = openHere.get(key);
+  if (!held) return;
+  if (held.count <= 1) openHere.delete(key);
+  else held.count--;
+}
 
 export class Database {
   private constructor(
@@ -58,6 +86,7 @@ export class Database {
 
   private static async connect(path: string, readOnly: boolean, deadline: number): Promise<Database> {
     const isNew = !existsSync(path);
+    claim(path, readOnly);
     for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
       let opened: { instance: DuckDBInstance; connection: DuckDBConnection };
       try {
@@ -68,6 +97,7 @@ export class Database {
           await new Promise((r) => setTimeout(r, delay));
           continue;
         }
+        release(path);
         if (LOCK_ERROR.test(message)) {
           // transient, not a usage error: the caller's next run gets in (exit 1)
           throw new DatabaseBusyError(`database ${path} stayed locked by another process: try again shortly`);
@@ -132,8 +162,12 @@ export class Database {
   }
 
   close(): void {
-    this.connection.closeSync();
-    this.instance.closeSync();
+    try {
+      this.connection.closeSync();
+      this.instance.closeSync();
+    } finally {
+      release(this.path);
+    }
   }
 
   /** The schema version stored in the file (null when there is none). */
