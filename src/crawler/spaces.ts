@@ -94,6 +94,7 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
 
   const lock = acquireSyncLock(options.dbPath);
   const clients: ApiClient[] = [];
+  const writer = new BatchWriter(options.dbPath);
   try {
     const outcomes: SpaceOutcome[] = [];
     const resolved: Resolved[] = [];
@@ -128,7 +129,6 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
     const unasked = outcomes.filter((o) => options.spaces[o.target]!.slug === undefined).map((o) => o.space);
     if (only !== null) refuseUnknown(only, [...new Set([...configured, ...resolved.map((r) => r.space)])], unasked);
 
-    const writer = new BatchWriter(options.dbPath);
     const chosen = resolved.filter((r) => only === null || only.has(r.space));
     await Promise.all(
       chosen.map(async (r) => {
@@ -149,10 +149,11 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
         }
       }),
     );
-    await writer.idle();
     outcomes.sort((a, b) => a.target - b.target);
     return { spaces: outcomes, seconds: (Date.now() - started) / 1000 };
   } finally {
+    // a write resolves before its opening of the file is closed: the file is free only once idle
+    await writer.idle();
     await Promise.all(clients.map((c) => c.close()));
     lock.release();
   }

@@ -121,9 +121,12 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   checkWritableDatabase(options.dbPath);
   const lock = acquireSyncLock(options.dbPath);
   const client = spaceClient(options, options);
+  const writer = new BatchWriter(options.dbPath);
   try {
-    return await crawlSpace(options, { client, writer: new BatchWriter(options.dbPath) });
+    return await crawlSpace(options, { client, writer });
   } finally {
+    // a write resolves before its opening of the file is closed: the file is free only once idle
+    await writer.idle();
     await client.close();
     lock.release();
   }
