@@ -19,6 +19,8 @@ const { simulator, tempDb } = scratch('one-row-per-id');
 
 const DERIVED = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits'] as const;
 const BIG = ['raw_listed_conversations', 'raw_conversations', 'conversations'] as const;
+/** The tables schema 5 copies (the child tables for their layout only). */
+const COPIED = [...BIG, 'transcript_turns', 'tool_calls', 'node_visits'] as const;
 const KEYS = `SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' AND table_name IN (${BIG.map((t) => `'${t}'`).join(', ')}) ORDER BY ALL`;
 const COUNTERS: RunCounters = { requests: 0, throttled: 0, retries: 0, conversationsListed: 0, detailsFetched: 0, errors: 0 };
 
@@ -105,7 +107,14 @@ describe('schema upgrade to 5', () => {
     const dbPath = tempDb();
     await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
     const dump = (db: Database) =>
-      Promise.all(BIG.map((t) => db.allJson(`SELECT * FROM ${t} ORDER BY id`)));
+      Promise.all(COPIED.map((t) => db.allJson(`SELECT * FROM ${t} ORDER BY ${t.startsWith('raw') || t === 'conversations' ? 'id' : 'conversation_id, seq'}`)));
+    const constraints = (db: Database) =>
+      db.all(
+        `SELECT table_name, constraint_type, constraint_text FROM duckdb_constraints()
+         WHERE table_name IN (${COPIED.map((t) => `'${t}'`).join(', ')}) ORDER BY ALL`,
+      );
+    const fresh = await Database.with(tempDb(), constraints);
+    expect(fresh.length).toBeGreaterThan(0);
 
     // What schema 4 looked like: the same tables with PRIMARY KEY (id).
     const before = await Database.with(dbPath, async (db) => {
@@ -138,6 +147,7 @@ describe('schema upgrade to 5', () => {
     expect(status.code, status.stderr).toBe(0);
     const after = await Database.with(dbPath, async (db) => {
       expect(await db.all(KEYS)).toEqual([]);
+      expect(await constraints(db)).toEqual(fresh);
       const version = await db.one<{ value: string }>(`SELECT value FROM convoduck_meta WHERE key = 'schema_version'`);
       expect(version?.value).toBe(String(SCHEMA_VERSION));
       return dump(db);

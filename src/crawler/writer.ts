@@ -2,7 +2,7 @@
 // then closed, so `query` and `report` can read between batches; jobs that queue up while a
 // write runs share the next opening (up to JOBS_PER_OPENING).
 
-import { Database } from '../store/database.js';
+import { Database, WRITER_MEMORY_LIMIT } from '../store/database.js';
 
 /**
  * How many queued writes one opening of the file takes. Each write leaves ~15 MB of DuckDB memory
@@ -40,7 +40,7 @@ export class BatchWriter {
       const jobs = this.queue.splice(0, JOBS_PER_OPENING);
       let db: Database;
       try {
-        db = await Database.open(this.dbPath);
+        db = await Database.open(this.dbPath, { memoryLimit: WRITER_MEMORY_LIMIT });
       } catch (err) {
         for (const job of jobs) job.done(err);
         continue;

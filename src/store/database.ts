@@ -23,10 +23,24 @@ export interface OpenOptions {
   mustExist?: boolean;
   /** how long to wait for another process to release the file (ms) */
   lockTimeoutMs?: number;
+  /**
+   * cap DuckDB's memory (WRITER_MEMORY_LIMIT for the crawl's writes): without it DuckDB keeps
+   * every block it read cached, up to 80% of the machine's memory, so a write's memory grew with
+   * the columns it scanned (the id columns of every stored conversation)
+   */
+  memoryLimit?: string;
 }
 
+/**
+ * What the crawl's writer lets DuckDB hold: its batches need little, and what it scans streams
+ * through (a sync adding 2,000 conversations to 1,000,000 stored: 258 MB peak; uncapped, over
+ * 500 MB). 32 MB is too little for a batch's transaction. `rebuild` gets no cap: its one
+ * transaction over every table needs more.
+ */
+export const WRITER_MEMORY_LIMIT = '64MB';
+
 /** Rows per row group in files convoduck writes (DuckDB's default is 122,880): see openWritable. */
-const WRITE_ROW_GROUP_SIZE = 2048;
+const WRITE_ROW_GROUP_SIZE = 16_384;
 
 const LOCK_ERROR = /Could not set lock on file|Conflicting lock is held/i;
 
@@ -72,7 +86,7 @@ export class Database {
     }
     if (existsSync(path)) assertDuckDbFile(path);
     const deadline = Date.now() + (options.lockTimeoutMs ?? 30_000);
-    const db = await Database.connect(path, readOnly, deadline);
+    const db = await Database.connect(path, readOnly, deadline, options.memoryLimit);
     const version = readOnly ? await db.schemaVersion() : null;
     if (version !== null && version < SCHEMA_VERSION) {
       // A database from an older convoduck: upgrade it (a writable open migrates), then read. A file
@@ -84,13 +98,13 @@ export class Database {
     return db;
   }
 
-  private static async connect(path: string, readOnly: boolean, deadline: number): Promise<Database> {
+  private static async connect(path: string, readOnly: boolean, deadline: number, memoryLimit?: string): Promise<Database> {
     const isNew = !existsSync(path);
     claim(path, readOnly);
     for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
       let opened: { instance: DuckDBInstance; connection: DuckDBConnection };
       try {
-        opened = readOnly ? await openReadOnly(path) : await openWritable(path);
+        opened = readOnly ? await openReadOnly(path) : await openWritable(path, memoryLimit);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (LOCK_ERROR.test(message) && Date.now() < deadline) {
@@ -188,12 +202,20 @@ export class Database {
     }
     await this.connection.run(SCHEMA_SQL);
     if (existing?.n && stored === SCHEMA_VERSION) return;
-    await this.transaction(async () => {
-      for (let version = stored + 1; version <= SCHEMA_VERSION; version++) {
-        await this.connection.run(MIGRATIONS[version]!);
-      }
-      await this.connection.run(`INSERT OR REPLACE INTO convoduck_meta VALUES ('schema_version', ?)`, [String(SCHEMA_VERSION)]);
-    });
+    // A migration may copy whole tables: uncapped, DuckDB cached all of them (6.7 GB for 1,000,000
+    // conversations); capped, the copy streams (0.4 GB, and faster).
+    const limit = await this.one<{ value: string }>(`SELECT current_setting('memory_limit') AS value`);
+    await this.run(`SET memory_limit = ${sqlString(WRITER_MEMORY_LIMIT)}`);
+    try {
+      await this.transaction(async () => {
+        for (let version = stored + 1; version <= SCHEMA_VERSION; version++) {
+          await this.connection.run(MIGRATIONS[version]!);
+        }
+        await this.connection.run(`INSERT OR REPLACE INTO convoduck_meta VALUES ('schema_version', ?)`, [String(SCHEMA_VERSION)]);
+      });
+    } finally {
+      await this.run(`SET memory_limit = ${sqlString(limit?.value ?? WRITER_MEMORY_LIMIT)}`);
+    }
   }
 }
 
@@ -203,16 +225,19 @@ async function openReadOnly(path: string): Promise<{ instance: DuckDBInstance; c
 }
 
 /**
- * A checkpoint rewrites the table's last, partly filled row group whole: with DuckDB's default of
- * 122,880 rows, every batch's checkpoint loaded up to that many raw bodies back into memory, so the
- * sync's memory grew with the database (1.1 GB at 100,000 conversations). Small row groups keep
- * that cost flat. The size is an attach option, hence the in-memory instance that attaches the
- * file; the file itself stays an ordinary DuckDB database any reader can open.
+ * The row group size weighs two costs of a checkpoint. It rewrites the table's last, partly filled
+ * row group whole: with DuckDB's default of 122,880 rows that loaded up to as many raw bodies back
+ * into memory at every batch. And it loads the metadata of every row group of a table it writes
+ * to: with 2,048 rows, 1,000,000 conversations' 14 million transcript turns made 80,000 column
+ * segments, +150 MB at each checkpoint. 16,384 rows keep both small. The size is an attach option, hence the
+ * in-memory instance that attaches the file; the file itself stays an ordinary DuckDB database
+ * any reader can open.
  */
-async function openWritable(path: string): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+async function openWritable(path: string, memoryLimit?: string): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
   const instance = await DuckDBInstance.create(':memory:', { temp_directory: `${path}.tmp` });
   try {
     const connection = await instance.connect();
+    if (memoryLimit) await connection.run(`SET memory_limit = ${sqlString(memoryLimit)}`);
     await connection.run(`ATTACH ${sqlString(path)} AS store (ROW_GROUP_SIZE ${WRITE_ROW_GROUP_SIZE})`);
     await connection.run('USE store');
     return { instance, connection };

@@ -38,12 +38,13 @@ const AGENT_DETAIL_COLUMNS: readonly (readonly [string, string])[] = [
 ];
 
 /**
- * The tables that grow with every conversation hold one row per id without a PRIMARY KEY: a key's
- * index (ART) is loaded whole by every opening of the file for a write, so a sync's memory grew
- * with the database. The writes keep them one row per id instead: each batch deletes its ids and
- * inserts them again in one transaction (writes.ts, derive.ts).
+ * The tables that grow with every conversation. raw_listed_conversations, raw_conversations and
+ * conversations hold one row per id without a PRIMARY KEY: a key's index (ART) is loaded whole by
+ * every opening of the file for a write, so a sync's memory grew with the database. The writes keep
+ * them one row per id instead: each batch deletes its ids and inserts them again in one
+ * transaction (writes.ts, derive.ts).
  */
-const ONE_ROW_PER_ID = {
+const BIG_TABLES = {
   raw_listed_conversations: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} raw_listed_conversations (
   id VARCHAR NOT NULL,
   space VARCHAR NOT NULL,
@@ -76,6 +77,31 @@ const ONE_ROW_PER_ID = {
   listed_at TIMESTAMPTZ,
   detail_fetched_at TIMESTAMPTZ
 );`,
+  transcript_turns: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} transcript_turns (
+  conversation_id VARCHAR NOT NULL,
+  seq INTEGER NOT NULL,
+  spoken_at TIMESTAMPTZ,
+  speaker VARCHAR,
+  text VARCHAR,
+  node_key VARCHAR
+);`,
+  tool_calls: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} tool_calls (
+  conversation_id VARCHAR NOT NULL,
+  seq INTEGER NOT NULL,
+  called_at TIMESTAMPTZ,
+  tool_id VARCHAR,
+  slug VARCHAR,
+  node_key VARCHAR,
+  status VARCHAR,
+  input_redacted JSON,
+  output_redacted JSON
+);`,
+  node_visits: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} node_visits (
+  conversation_id VARCHAR NOT NULL,
+  seq INTEGER NOT NULL,
+  entered_at TIMESTAMPTZ,
+  node_key VARCHAR
+);`,
 } as const;
 
 /** SQL that brings a database at schema version (key - 1) to version key. */
@@ -104,13 +130,17 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         FROM convoduck_meta m WHERE m.key = 'listing_watermark')
       WHERE space IS NOT NULL AND listed_to IS NOT NULL;
       DELETE FROM convoduck_meta WHERE key = 'listing_watermark';`,
-  // The big tables lose their PRIMARY KEY (see ONE_ROW_PER_ID). DuckDB cannot drop a constraint:
-  // each table is copied into one defined without it.
-  5: Object.entries(ONE_ROW_PER_ID)
-    .map(([table, ddl]) => `ALTER TABLE ${table} RENAME TO ${table}_v4;
+  // The big tables lose their PRIMARY KEY (see BIG_TABLES). DuckDB cannot drop a constraint: each
+  // table is copied into one defined without it. The child tables are copied too: the copy lays
+  // them out in the row groups a writer uses now (database.ts), whose checkpoints then load a
+  // fraction of the metadata.
+  5: Object.entries(BIG_TABLES)
+    .map(
+      ([table, ddl]) => `ALTER TABLE ${table} RENAME TO ${table}_v4;
       ${ddl()}
       INSERT INTO ${table} BY NAME SELECT * FROM ${table}_v4;
-      DROP TABLE ${table}_v4;`)
+      DROP TABLE ${table}_v4;`,
+    )
     .join('\n'),
 };
 
@@ -128,43 +158,21 @@ CREATE TABLE IF NOT EXISTS listing_watermarks (
 );
 
 -- Each conversation as the list endpoint last returned it.
-${ONE_ROW_PER_ID.raw_listed_conversations('IF NOT EXISTS')}
+${BIG_TABLES.raw_listed_conversations('IF NOT EXISTS')}
 
 -- Each detail response body exactly as received. invalid_reason is set when the body was valid
 -- JSON but not a usable conversation; such rows are kept and fetched again by the next run.
 -- is_final (derived from body when stored) says whether the conversation had finished: a body
 -- that had not is fetched again; kept as a column so no run has to re-parse every stored body.
-${ONE_ROW_PER_ID.raw_conversations('IF NOT EXISTS')}
+${BIG_TABLES.raw_conversations('IF NOT EXISTS')}
 
-${ONE_ROW_PER_ID.conversations('IF NOT EXISTS')}
+${BIG_TABLES.conversations('IF NOT EXISTS')}
 
-CREATE TABLE IF NOT EXISTS transcript_turns (
-  conversation_id VARCHAR NOT NULL,
-  seq INTEGER NOT NULL,
-  spoken_at TIMESTAMPTZ,
-  speaker VARCHAR,
-  text VARCHAR,
-  node_key VARCHAR
-);
+${BIG_TABLES.transcript_turns('IF NOT EXISTS')}
 
-CREATE TABLE IF NOT EXISTS tool_calls (
-  conversation_id VARCHAR NOT NULL,
-  seq INTEGER NOT NULL,
-  called_at TIMESTAMPTZ,
-  tool_id VARCHAR,
-  slug VARCHAR,
-  node_key VARCHAR,
-  status VARCHAR,
-  input_redacted JSON,
-  output_redacted JSON
-);
+${BIG_TABLES.tool_calls('IF NOT EXISTS')}
 
-CREATE TABLE IF NOT EXISTS node_visits (
-  conversation_id VARCHAR NOT NULL,
-  seq INTEGER NOT NULL,
-  entered_at TIMESTAMPTZ,
-  node_key VARCHAR
-);
+${BIG_TABLES.node_visits('IF NOT EXISTS')}
 
 CREATE TABLE IF NOT EXISTS agents (
   id VARCHAR PRIMARY KEY,
