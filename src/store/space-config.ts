@@ -33,16 +33,21 @@ const nonNull = (json: string): string => `CASE WHEN json_type(${json}) = 'NULL'
 const sameInstant = (a: string, b: string): string =>
   `coalesce(try_cast((${a}) AS TIMESTAMPTZ) = try_cast((${b}) AS TIMESTAMPTZ), (${a}) IS NOT DISTINCT FROM (${b}))`;
 
-/** The newest Get agent body of each agent: `agent_id, fetched_at, body, a` (a = body.data). */
-const LATEST_DETAIL = `
+/**
+ * The newest Get agent body of each agent `of` selects (a condition on agent_id): `agent_id,
+ * fetched_at, body, a` (a = body.data). A sync names the agents it writes: every space's bodies
+ * grouped at each write needed memory in proportion to all of them.
+ */
+const latestDetail = (of = 'true'): string => `
   SELECT agent_id, max(fetched_at) AS fetched_at, arg_max(body, fetched_at) AS body,
          json_extract(arg_max(body, fetched_at), '$.data') AS a
   FROM raw_agent_details
+  WHERE ${of}
   GROUP BY agent_id`;
 
 /**
  * Each table's columns from a relation `l` with `space, fetched_at, body` (b: the body as JSON);
- * agents also joins `d`, the agent's newest Get agent response (LATEST_DETAIL).
+ * agents also joins `d`, the agent's newest Get agent response (latestDetail).
  */
 const COLUMNS = {
   agents: `
@@ -98,7 +103,7 @@ export async function agentsToFetch(db: Database, agents: ListedRecord[]): Promi
   await stage(db, '_listed_agents', ['id', 'body'], records(agents));
   const rows = await db.all<{ id: string }>(`
     WITH l AS (SELECT DISTINCT ON (id) id, body::JSON AS b FROM _listed_agents),
-    d AS (${LATEST_DETAIL})
+    d AS (${latestDetail(`agent_id IN (SELECT id FROM _listed_agents)`)})
     SELECT l.id
     FROM l LEFT JOIN d ON d.agent_id = l.id
     WHERE d.agent_id IS NULL
@@ -138,15 +143,17 @@ export async function saveSpaceConfig(db: Database, config: SpaceConfig): Promis
         table,
         `SELECT DISTINCT ON (id) ?::VARCHAR AS space, ?::TIMESTAMPTZ AS fetched_at, body::JSON AS body FROM _listed_${table}`,
         [config.space, at],
+        `agent_id IN (SELECT id FROM _listed_agents)`,
       );
     }
-    await deriveAgentHistory(db);
+    // only the agents with a new Get agent response have a new history
+    await deriveAgentHistory(db, `agent_id IN (SELECT id FROM _agent_details)`);
   });
 }
 
-/** Inserts `table`'s rows derived from `source` (space, fetched_at, body). */
-async function insertRows(db: Database, table: ConfigTable, source: string, params?: string[]): Promise<void> {
-  const detail = table === 'agents' ? `LEFT JOIN (${LATEST_DETAIL}) d ON d.agent_id = (l.b->>'$.id')` : '';
+/** Inserts `table`'s rows derived from `source` (space, fetched_at, body); `agents` are those `of` selects. */
+async function insertRows(db: Database, table: ConfigTable, source: string, params?: string[], agents?: string): Promise<void> {
+  const detail = table === 'agents' ? `LEFT JOIN (${latestDetail(agents)}) d ON d.agent_id = (l.b->>'$.id')` : '';
   await db.run(
     `INSERT INTO ${table}
      SELECT ${COLUMNS[table]}
@@ -174,8 +181,8 @@ export async function deriveSpaceConfig(db: Database): Promise<void> {
  * updated_at, last_synced_at, status, sync_status, first seen by the earliest response that showed
  * it) and workflow_nodes (the nodes of each agent's newest workflow, when `nodes` is an object).
  */
-async function deriveAgentHistory(db: Database): Promise<void> {
-  await db.run(`DELETE FROM agent_versions`);
+async function deriveAgentHistory(db: Database, of = 'true'): Promise<void> {
+  await db.run(`DELETE FROM agent_versions WHERE ${of}`);
   await db.run(`
     INSERT INTO agent_versions
     WITH keyed AS (
@@ -185,6 +192,7 @@ async function deriveAgentHistory(db: Database): Promise<void> {
              body->>'$.data.status' AS status,
              body->>'$.data.sync_status' AS sync_status
       FROM raw_agent_details
+      WHERE ${of}
     ),
     versions AS (
       SELECT agent_id, updated_at, last_synced_at, status, sync_status,
@@ -196,11 +204,11 @@ async function deriveAgentHistory(db: Database): Promise<void> {
            row_number() OVER (PARTITION BY agent_id ORDER BY first_seen_at, updated_at NULLS FIRST)::INTEGER,
            updated_at, last_synced_at, status, sync_status, first_seen_at, body
     FROM versions`);
-  await db.run(`DELETE FROM workflow_nodes`);
+  await db.run(`DELETE FROM workflow_nodes WHERE ${of}`);
   await db.run(`
     INSERT INTO workflow_nodes
     SELECT w.agent_id, n.key, coalesce(n.key = (w.wf->>'$.start_node'), false), n.value
-    FROM (SELECT agent_id, json_extract(a, '$.workflow') AS wf FROM (${LATEST_DETAIL})) w,
+    FROM (SELECT agent_id, json_extract(a, '$.workflow') AS wf FROM (${latestDetail(of)})) w,
          json_each(json_extract(w.wf, '$.nodes')) n
     WHERE json_type(w.wf, '$.nodes') = 'OBJECT'`);
 }
