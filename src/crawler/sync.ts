@@ -7,7 +7,7 @@ import { ApiClient, AuthError, NotFoundError, ApiError } from '../api/client.js'
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
 import { countMissingDetails, DEFAULT_OVERLAP_MS, describeShortWindow, getWatermark, pendingDetailIds, setWatermark, type TimeWindow } from '../store/state.js';
-import { finishRun, recordErrors, saveDetails, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../store/writes.js';
+import { finishRun, recordErrors, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../store/writes.js';
 import { inBatches } from './batches.js';
 import { DimensionCrawl } from './dimensions.js';
 import { acquireSyncLock } from './lock.js';
@@ -446,7 +446,7 @@ class SyncRun {
       flush: (details) => {
         const errors = this.errors.splice(0);
         const counters = this.counters();
-        return this.writer.write((db) => saveDetails(db, this.space, details, errors, this.runId, counters));
+        return this.writer.writeDetails({ space: this.space, details, errors, runId: this.runId, counters });
       },
       mustFlush: () => this.errors.length > 0,
       done: (detail) => {

@@ -1,18 +1,24 @@
 // Serialises the crawl's writes. The file is opened only while there is something to write,
 // then closed, so `query` and `report` can read between batches; jobs that queue up while a
-// write runs share the next opening (up to JOBS_PER_OPENING).
+// write runs share the next opening, and the details flushes among them share one transaction.
 
 import { Database, WRITER_MEMORY_LIMIT } from '../store/database.js';
+import { saveDetailBatches, type DetailBatch } from '../store/writes.js';
 
 /**
- * How many queued writes one opening of the file takes. Each write leaves ~15 MB of DuckDB memory
- * that only closing the instance gives back, so an opening that took the whole queue (hundreds of
- * batches when fetching outpaces writing) held 200 MB more at 30,000 conversations. Measured at
- * 30,000 conversations and no rate limit: 4 → 279 MB peak in 62 s; 8 → 306 MB in 48 s.
+ * How much one opening of the file takes from the queue: up to this many jobs, and details
+ * flushes up to DETAILS_PER_OPENING details. DuckDB's memory is capped (WRITER_MEMORY_LIMIT), so
+ * what bounds an opening is how long readers wait for the file. Opening, checkpointing and
+ * closing cost ~120 ms whatever the opening holds: with 100 keys each flushing a few details
+ * every 2 s, four jobs per opening kept the writer busy 80% of the time.
  */
-const JOBS_PER_OPENING = 4;
+const JOBS_PER_OPENING = 64;
+const DETAILS_PER_OPENING = 1_000;
 
-type Job = { work: (db: Database) => Promise<unknown>; done: (err: unknown, value?: unknown) => void };
+type Done = (err: unknown, value?: unknown) => void;
+type Job =
+  | { kind: 'work'; work: (db: Database) => Promise<unknown>; done: Done }
+  | { kind: 'details'; batch: DetailBatch; done: Done };
 
 export class BatchWriter {
   private queue: Job[] = [];
@@ -23,10 +29,18 @@ export class BatchWriter {
   /** Runs `work` in the next opening of the file, after every write queued before it; resolves with its result. */
   write<T>(work: (db: Database) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, done: (err, value) => (err === undefined ? resolve(value as T) : reject(err)) });
-      this.draining ??= this.drain().finally(() => {
-        this.draining = null;
-      });
+      this.enqueue({ kind: 'work', work, done: (err, value) => (err === undefined ? resolve(value as T) : reject(err)) });
+    });
+  }
+
+  /**
+   * Stores a flush of details (saveDetails): in the next opening, in one transaction with the
+   * other flushes queued by then, placed where the first of them was queued. (A crawl queues its
+   * next write only once its flush is done, so no crawl sees its own writes reordered.)
+   */
+  writeDetails(batch: DetailBatch): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.enqueue({ kind: 'details', batch, done: (err) => (err === undefined ? resolve() : reject(err)) });
     });
   }
 
@@ -35,9 +49,36 @@ export class BatchWriter {
     while (this.draining) await this.draining;
   }
 
+  private enqueue(job: Job): void {
+    this.queue.push(job);
+    this.kick();
+  }
+
+  private kick(): void {
+    this.draining ??= this.drain().finally(() => {
+      this.draining = null;
+      // a job queued after the drain's last look at the queue, before `draining` was cleared
+      if (this.queue.length > 0) this.kick();
+    });
+  }
+
+  private take(): Job[] {
+    let details = 0;
+    let n = 0;
+    while (n < this.queue.length && n < JOBS_PER_OPENING) {
+      const job = this.queue[n]!;
+      if (job.kind === 'details') {
+        if (details > 0 && details + job.batch.details.length > DETAILS_PER_OPENING) break;
+        details += job.batch.details.length;
+      }
+      n++;
+    }
+    return this.queue.splice(0, Math.max(1, n));
+  }
+
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
-      const jobs = this.queue.splice(0, JOBS_PER_OPENING);
+      const jobs = this.take();
       let db: Database;
       try {
         db = await Database.open(this.dbPath, { memoryLimit: WRITER_MEMORY_LIMIT });
@@ -46,12 +87,10 @@ export class BatchWriter {
         continue;
       }
       try {
+        const flushes = jobs.filter((j): j is Extract<Job, { kind: 'details' }> => j.kind === 'details');
         for (const job of jobs) {
-          try {
-            job.done(undefined, await job.work(db));
-          } catch (err) {
-            job.done(err);
-          }
+          if (job.kind === 'work') await run(job, () => job.work(db));
+          else if (job === flushes[0]) await this.saveFlushes(db, flushes);
         }
         // Closing checkpoints the file, and close() is synchronous: on a large database that held
         // the event loop for ~0.5 s per batch (requests in flight stalled). Checkpointing first
@@ -61,6 +100,31 @@ export class BatchWriter {
         db.close();
       }
     }
+  }
+
+  /** The flushes in one transaction; when that fails, each in its own (one bad flush fails only its own crawl). */
+  private async saveFlushes(db: Database, flushes: Extract<Job, { kind: 'details' }>[]): Promise<void> {
+    if (flushes.length > 1) {
+      try {
+        await saveDetailBatches(
+          db,
+          flushes.map((f) => f.batch),
+        );
+        for (const f of flushes) f.done(undefined);
+        return;
+      } catch {
+        // each alone, below
+      }
+    }
+    for (const f of flushes) await run(f, () => saveDetailBatches(db, [f.batch]));
+  }
+}
+
+async function run(job: Job, work: () => Promise<unknown>): Promise<void> {
+  try {
+    job.done(undefined, await work());
+  } catch (err) {
+    job.done(err);
   }
 }
 
@@ -74,7 +138,19 @@ export class OwnWrites {
   constructor(private readonly writer: BatchWriter) {}
 
   write<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    const job = this.writer.write(work);
+    return this.track(this.writer.write(work));
+  }
+
+  writeDetails(batch: DetailBatch): Promise<void> {
+    return this.track(this.writer.writeDetails(batch));
+  }
+
+  /** Resolves when every write made through this view has been committed (or has failed). */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  private track<T>(job: Promise<T>): Promise<T> {
     const settled = job.then(
       () => undefined,
       () => undefined,
@@ -82,10 +158,5 @@ export class OwnWrites {
     this.pending.add(settled);
     void settled.then(() => this.pending.delete(settled));
     return job;
-  }
-
-  /** Resolves when every write made through this view has been committed (or has failed). */
-  async idle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 }

@@ -122,6 +122,15 @@ async function replaceConversationRows(db: Database, ids: readonly string[]): Pr
   await insertConversationRows(db, { listed: 'SELECT * FROM _batch_listed', details: 'SELECT * FROM _batch_details' });
 }
 
+/** One crawl's flush: details of one space, and its run's errors and counters so far. */
+export interface DetailBatch {
+  space: string;
+  details: FetchedDetail[];
+  errors: SyncErrorRecord[];
+  runId: number;
+  counters: RunCounters;
+}
+
 export async function saveDetails(
   db: Database,
   space: string,
@@ -130,28 +139,35 @@ export async function saveDetails(
   runId: number,
   counters: RunCounters,
 ): Promise<void> {
-  const batch = lastPerId(details);
+  await saveDetailBatches(db, [{ space, details, errors, runId, counters }]);
+}
+
+/**
+ * Several flushes (of one space or several) in one transaction: the id lookups, each a scan of
+ * the stored ids, are shared by all of them (many keys each flushing a few details every 2 s
+ * would otherwise pay them per flush).
+ */
+export async function saveDetailBatches(db: Database, batches: readonly DetailBatch[]): Promise<void> {
+  const all = lastPerId(batches.flatMap((b) => b.details.map((d) => ({ ...d, space: b.space }))));
   await stage(
     db,
     '_details',
-    ['id', 'fetched_at', 'body', 'invalid_reason'],
-    batch.map((d) => [d.id, d.fetchedAt.toISOString(), d.body, d.invalidReason]),
+    ['id', 'space', 'fetched_at', 'body', 'invalid_reason'],
+    all.map((d) => [d.id, d.space, d.fetchedAt.toISOString(), d.body, d.invalidReason]),
   );
-  const ids = batch.map((d) => d.id);
+  const ids = all.map((d) => d.id);
   await db.transaction(async () => {
-    if (batch.length > 0) {
+    if (all.length > 0) {
       const replaced = await db.all(`DELETE FROM raw_conversations WHERE ${inIds(ids, 'id')} RETURNING id`, idParams(ids));
       await db.run(
         `INSERT INTO raw_conversations
-         SELECT id, ?, fetched_at, body, invalid_reason, ${DETAIL_IS_FINAL}
-         FROM (SELECT id, fetched_at::TIMESTAMPTZ AS fetched_at, body::JSON AS body, invalid_reason FROM _details)`,
-        [space],
+         SELECT id, space, fetched_at, body, invalid_reason, ${DETAIL_IS_FINAL}
+         FROM (SELECT id, space, fetched_at::TIMESTAMPTZ AS fetched_at, body::JSON AS body, invalid_reason FROM _details)`,
       );
       await db.run(
         `CREATE OR REPLACE TEMP TABLE _batch_details AS
-         SELECT id, ?::VARCHAR AS space, fetched_at::TIMESTAMPTZ AS fetched_at, body::JSON AS body FROM _details
+         SELECT id, space, fetched_at::TIMESTAMPTZ AS fetched_at, body::JSON AS body FROM _details
          WHERE invalid_reason IS NULL`,
-        [space],
       );
       // The stored list entry wins only where no usable detail came, or it was listed after the fetch.
       await readStoredSide(
@@ -169,8 +185,10 @@ export async function saveDetails(
       }
       await insertChildRows(db, 'SELECT id, body FROM _batch_details');
     }
-    await insertErrors(db, runId, errors);
-    await updateRun(db, runId, counters);
+    for (const b of batches) {
+      await insertErrors(db, b.runId, b.errors);
+      await updateRun(db, b.runId, b.counters);
+    }
   });
 }
 
