@@ -14,6 +14,8 @@ const here = (name: string): string => fileURLToPath(new URL(name, import.meta.u
 export interface SimChildHello {
   baseUrl: string;
   apiKey: string;
+  /** the space's slug */
+  space: string;
   conversations: number;
   agents: number;
   tools: number;
@@ -21,10 +23,7 @@ export interface SimChildHello {
   startMs: number;
 }
 
-export interface SimChild extends SimChildHello {
-  command<T>(cmd: Record<string, unknown>): Promise<T>;
-  close(): Promise<void>;
-}
+export type SimChild = LineChild<SimChildHello>;
 
 export type SimChildOptions = Omit<SimulatorOptions, 'now' | 'dataset' | 'onRequest' | 'logRequests'> & {
   nowIso?: string;
@@ -32,7 +31,17 @@ export type SimChildOptions = Omit<SimulatorOptions, 'now' | 'dataset' | 'onRequ
 };
 
 export async function startSimChild(options: SimChildOptions): Promise<SimChild> {
-  const child = spawn(process.execPath, [here('./sim-child.js'), JSON.stringify(options)], {
+  return startLineChild<SimChildHello>('./sim-child.js', options, 'simulator process');
+}
+
+/** A child speaking the line protocol of sim-child: a hello line, then one answer line per command. */
+export type LineChild<H> = H & {
+  command<T>(cmd: Record<string, unknown>): Promise<T>;
+  close(): Promise<void>;
+};
+
+export async function startLineChild<H>(script: string, args: unknown, what: string): Promise<LineChild<H>> {
+  const child = spawn(process.execPath, [here(script), JSON.stringify(args)], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -58,9 +67,9 @@ export async function startSimChild(options: SimChildOptions): Promise<SimChild>
         return;
       }
       queue.push(resolve);
-      void exited.then(({ code, signal }) => reject(childFailure('simulator process', code, signal, stderr)));
+      void exited.then(({ code, signal }) => reject(childFailure(what, code, signal, stderr)));
     });
-  const hello = JSON.parse(await nextLine()) as SimChildHello;
+  const hello = JSON.parse(await nextLine()) as H;
   let chain: Promise<unknown> = Promise.resolve();
   return {
     ...hello,

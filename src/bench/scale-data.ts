@@ -1,7 +1,8 @@
 // Generates a convoduck database of N conversations straight in DuckDB (SQL only, no JS per row):
 // agents, tools, conversations, transcript_turns, node_visits, tool_calls and the raw detail bodies
-// the reports read (raw_conversations; raw_listed_conversations is left empty: no report reads it).
-// Values come from hash() of the row number, so the same N gives the same data.
+// the reports read (raw_conversations), and on request the list entries a sync reads and writes
+// (raw_listed_conversations; no report reads them). Values come from hash() of the row number, so
+// the same N gives the same data.
 
 import type { Database } from '../store/database.js';
 
@@ -18,7 +19,15 @@ const TOOLS = 8;
 const END = `TIMESTAMPTZ '2026-11-20 00:00:00+00'`;
 const DAYS = 90;
 
-export async function generateScaleData(db: Database, n: number): Promise<ScaleCounts> {
+export interface ScaleOptions {
+  /** the rows' space (default bench-space) */
+  space?: string;
+  /** also the list entries (raw_listed_conversations) of the conversations whose final detail is stored: a sync has nothing left to fetch of them */
+  listed?: boolean;
+}
+
+export async function generateScaleData(db: Database, n: number, options: ScaleOptions = {}): Promise<ScaleCounts> {
+  const space = `'${(options.space ?? 'bench-space').replaceAll("'", "''")}'`;
   await db.run(`SET TimeZone = 'UTC'`);
   await db.run(`
     CREATE OR REPLACE TEMP MACRO bench_uuid(s) AS
@@ -29,13 +38,13 @@ export async function generateScaleData(db: Database, n: number): Promise<ScaleC
 
   await db.transaction(async () => {
     await db.run(`
-      INSERT INTO agents
-      SELECT bench_uuid('agent' || i), 'bench-space', 'Agent ' || (i + 1), 'benchmark agent', 'active', 'en', NULL, NULL,
+      INSERT INTO agents (id, space, name, description, status, language, model, voice_id, tool_ids, sync_status, created_at, updated_at, fetched_at, body)
+      SELECT bench_uuid('agent' || i), ${space}, 'Agent ' || (i + 1), 'benchmark agent', 'active', 'en', NULL, NULL,
              '[]'::JSON, 'synced', ${END} - INTERVAL 400 DAY, ${END} - INTERVAL 10 DAY, ${END}, '{}'::JSON
       FROM range(${AGENTS}) t(i)`);
     await db.run(`
-      INSERT INTO tools
-      SELECT bench_uuid('tool' || i), 'bench-space', 'tool_' || i, 'Tool ' || i, 'benchmark tool',
+      INSERT INTO tools (id, space, slug, name, description, connection_id, usage_count, sync_status, created_at, updated_at, fetched_at, body)
+      SELECT bench_uuid('tool' || i), ${space}, 'tool_' || i, 'Tool ' || i, 'benchmark tool',
              bench_uuid('connection'), 1, 'synced', ${END} - INTERVAL 400 DAY, ${END} - INTERVAL 10 DAY, ${END}, '{}'::JSON
       FROM range(${TOOLS}) t(i)`);
 
@@ -63,7 +72,7 @@ export async function generateScaleData(db: Database, n: number): Promise<ScaleC
 
     await db.run(`
       INSERT INTO conversations
-      SELECT id, 'bench-space', agent_id, channel, 'inbound',
+      SELECT id, ${space}, agent_id, channel, 'inbound',
              CASE WHEN channel = 'chat' THEN 'sess_' || i END,
              CASE WHEN channel = 'chat' THEN 'https://shop.example/help' END,
              started_at,
@@ -117,7 +126,7 @@ export async function generateScaleData(db: Database, n: number): Promise<ScaleC
     // transcript is there for a realistic body size).
     await db.run(`
       INSERT INTO raw_conversations
-      SELECT g.id, 'bench-space', ${END},
+      SELECT g.id, ${space}, ${END},
              to_json({'data': {
                'id': g.id, 'agent_id': g.agent_id, 'channel': g.channel, 'direction': 'inbound',
                'started_at': g.started_at, 'ended_at': CASE WHEN outcome IS NOT NULL THEN started_at + to_seconds(duration_sec) END,
@@ -135,6 +144,21 @@ export async function generateScaleData(db: Database, n: number): Promise<ScaleC
              outcome IS NOT NULL
       FROM g
       WHERE has_detail`);
+
+    if (options.listed) {
+      await db.run(`
+        INSERT INTO raw_listed_conversations
+        SELECT id, ${space}, ${END},
+               to_json({'id': id, 'agent_id': agent_id, 'channel': channel, 'direction': 'inbound',
+                        'session_ref': CASE WHEN channel = 'chat' THEN 'sess_' || i END,
+                        'page_url': CASE WHEN channel = 'chat' THEN 'https://shop.example/help' END,
+                        'started_at': started_at,
+                        'ended_at': CASE WHEN outcome IS NOT NULL THEN started_at + to_seconds(duration_sec) END,
+                        'duration_sec': CASE WHEN outcome IS NOT NULL THEN duration_sec END,
+                        'message_count': message_count, 'outcome': outcome})
+        FROM g
+        WHERE has_detail AND outcome IS NOT NULL`);
+    }
   });
   await db.run('CHECKPOINT');
   const row = await db.one<{ c: number; t: number; v: number; k: number; r: number }>(`

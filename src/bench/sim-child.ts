@@ -35,6 +35,7 @@ async function main(): Promise<void> {
   const hello: SimChildHello = {
     baseUrl: sim.baseUrl,
     apiKey: sim.apiKey,
+    space: sim.dataset.space.slug,
     conversations: sim.dataset.records.length,
     agents: sim.dataset.agents.length,
     tools: sim.dataset.tools.length,
