@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../src/simulator/index.js';
 import { CLI } from './support/cli.js';
 import { at, parseYaml, type Yaml } from './support/mini-yaml.js';
+import { place, recipe } from './support/doc-recipes.js';
 import { scratch } from './support/scratch.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 import { parseUnit, runService, timeSpanMs, values } from './support/systemd-unit.js';
@@ -18,25 +19,6 @@ import { parseUnit, runService, timeSpanMs, values } from './support/systemd-uni
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { simulator } = scratch('recipes', { seed: 61, conversations: 120, rateLimit: 100_000 });
 const HOST = 'https://<your-host>/api/v1';
-
-/** The fenced block right after `<!-- recipe:NAME -->`; the marker must appear exactly once. */
-function recipe(file: string, name: string): string {
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  const marker = `<!-- recipe:${name} -->`;
-  expect(text.split(marker), `${marker} in ${file}`).toHaveLength(2);
-  const m = new RegExp(`${marker}\\n\`\`\`[^\\n]*\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(text);
-  if (!m) throw new Error(`${marker} in ${file} is not followed by a fenced block`);
-  return m[1]! + '\n';
-}
-
-/** Replaces each placeholder, every one of which must be in the recipe. */
-function place(text: string, places: Record<string, string>): string {
-  for (const [from, to] of Object.entries(places)) {
-    expect(text, `placeholder ${from}`).toContain(from);
-    text = text.replaceAll(from, to);
-  }
-  return text;
-}
 
 const dirs: string[] = [];
 afterEach(() => {
