@@ -70,6 +70,7 @@ describe('the package’s shared relations', () => {
       'filtered_tool_calls',
       'flow_nodes',
       'node_visitors',
+      'tool_failure_impact',
       'last_node_outcomes',
     ]);
     expect(relations.find((r) => r.name === 'filtered_conversations')?.materialized).toBe('table');
