@@ -42,11 +42,15 @@ export interface CheckOptions {
   now?: () => Date;
   /** called before each request, for progress */
   onStep?: (description: string) => void;
+  /** the slug the config file names for this key: another space is a failed finding, and the check ends there */
+  expectSpace?: string;
+  /** whether to go on once GET /spaces named the key's space (a --space filter); false ends the check: outcome left-out */
+  wanted?: (space: string) => boolean;
 }
 
 export interface CheckReport {
-  /** works: no finding failed; fails: some did; refused: the key was refused (401/403) */
-  outcome: 'works' | 'fails' | 'refused';
+  /** works: no finding failed; fails: some did; refused: the key was refused (401/403); left-out: not a wanted space */
+  outcome: 'works' | 'fails' | 'refused' | 'left-out';
   space: string | null;
   findings: Finding[];
   estimate: SyncEstimate | null;
@@ -108,6 +112,7 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
   const add = (f: Finding): void => void findings.set(f.name, f);
   let space: string | null = null;
   let refusal: string | null = null;
+  let leftOut = false;
   let listed: { total: number; served: number } | null = null;
   // Whatever was read before the probe stopped still shows how the server writes timestamps.
   let listItems: unknown[] | null = null;
@@ -125,7 +130,7 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
         refusal = err.message;
         // Once the key was accepted, a refusal belongs to the step it stopped (a key revoked mid-check).
         const name = findings.has('key') ? what : 'key';
-        add({ status: 'fail', name, message: `key refused: ${err.message}`, values: { refused: true, httpStatus: err.status, path } });
+        add({ status: 'fail', name, message: `key refused: ${err.message}`, values: { refused: true, httpStatus: err.status, code: err.code, path } });
       } else if (err instanceof ApiError && err.status === 429) {
         add(judgeThrottled(path, retryAfters.at(-1) ?? null, seen));
       } else if (limiter.heldBack) {
@@ -155,6 +160,17 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
   try {
     const spaceRecord = await call('key', '/spaces', () => client.getSpace());
     space = spaceRecord.slug;
+    if (opts.expectSpace !== undefined && opts.expectSpace !== space) {
+      const message =
+        `key accepted, but it belongs to space ${JSON.stringify(space)}, not ${JSON.stringify(opts.expectSpace)} as the config says: ` +
+        'fix the slug (or the key); a sync would stop before storing anything';
+      add({ status: 'fail', name: 'key', message, values: { space, expectedSpace: opts.expectSpace } });
+      throw new Stop();
+    }
+    if (opts.wanted !== undefined && !opts.wanted(space)) {
+      leftOut = true;
+      throw new Stop();
+    }
     add({ status: 'ok', name: 'key', message: `key accepted: space ${JSON.stringify(space)} (GET /spaces)`, values: { space } });
 
     const listPath = `/spaces/${encodeURIComponent(space)}/conversations`;
@@ -207,7 +223,7 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
   const limit = findings.get('rate-limit')?.values.limit;
   const estimate = listed && estimateSync(listed.total, listed.served, typeof limit === 'number' ? limit : null);
   const ordered = ORDER.flatMap((name) => findings.get(name) ?? []);
-  const outcome = refusal !== null ? 'refused' : syncWouldWork(ordered) ? 'works' : 'fails';
+  const outcome = leftOut ? 'left-out' : refusal !== null ? 'refused' : syncWouldWork(ordered) ? 'works' : 'fails';
   return {
     outcome,
     space,

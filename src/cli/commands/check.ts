@@ -1,14 +1,17 @@
 import type { Command } from 'commander';
 import { checkServer, MAX_CHECK_REQUESTS, type CheckReport } from '../../crawler/check.js';
 import type { Finding, FindingStatus } from '../../crawler/check-findings.js';
-import { resolveApiSettings, withApiOptions } from '../settings.js';
+import { configFilePath, resolveApiSettings, withApiOptions } from '../settings.js';
 import { CliError, EXIT } from '../errors.js';
+import { checkSpacesCommand } from '../check-spaces.js';
 
-interface CheckFlags {
+export interface CheckFlags {
   baseUrl?: string;
   apiKeyFile?: string;
   json?: boolean;
   apiKey?: string;
+  config?: string;
+  space?: string[];
 }
 
 export function registerCheck(program: Command): void {
@@ -20,9 +23,13 @@ export function registerCheck(program: Command): void {
         'timestamps, whether the first and last pages of the conversation list add up to meta.total, and whether ' +
         'a conversation detail parses. One finding a line (ok, warn, fail, skip) on stdout, then the verdict with ' +
         'an estimate of a first sync. Nothing is written anywhere; a 429 is reported, not waited out. ' +
-        'Settings as for sync: CONVODUCK_BASE_URL (…/api/v1), CONVODUCK_API_KEY (or --api-key-file).',
+        'Settings as for sync: CONVODUCK_BASE_URL (…/api/v1), CONVODUCK_API_KEY (or --api-key-file); ' +
+        'or a config file (--config or CONVODUCK_CONFIG): every [[space]] of it is checked at once, each with its own key ' +
+        'and budget, its findings under its slug.',
     )
     .option('--json', 'print every finding and the measured values as one JSON object on stdout')
+    .option('--config <file>', 'check every [[space]] of this TOML file (default: $CONVODUCK_CONFIG)')
+    .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .addHelpText(
       'after',
       `
@@ -32,12 +39,17 @@ Examples:
   convoduck check                            # before: crontab -e … convoduck sync
   convoduck check --json | jq '.findings[] | select(.status != "ok")'
   convoduck check && convoduck sync          # sync only when the check passes
+  convoduck check --config spaces.toml       # every [[space]] of the file, each under its slug
+  convoduck check --config spaces.toml --space acme-prod --json | jq '.spaces[].outcome'
 
 Exit codes: 0 a sync would work (warnings allowed), 1 a sync would not work as things are
-(a finding failed, the server could not be reached, or it answered 429), 2 bad settings,
-3 the API refused the key (401/403).`,
+(a finding failed, the server could not be reached, or it answered 429), 2 bad settings
+(or a --space the config does not have), 3 the API refused the key (401/403).
+With several spaces: the worst of them (3 when any key was refused, else 1 when any space fails).`,
     )
     .action(async (flags: CheckFlags) => {
+      const config = configFilePath(flags.config);
+      if (config !== null || (flags.space ?? []).length > 0) return checkSpacesCommand(flags, config);
       const settings = resolveApiSettings(flags);
       const progress = stepPrinter(process.stderr);
       let report: CheckReport;
@@ -46,23 +58,28 @@ Exit codes: 0 a sync would work (warnings allowed), 1 a sync would not work as t
       } finally {
         progress.finish();
       }
-      if (flags.json) {
-        process.stdout.write(JSON.stringify(toJson(report), null, 2) + '\n');
-      } else {
-        const color = useColor(process.stdout);
-        // A refusal is the one line on stderr (exit 3), not a finding line.
-        const shown = report.findings.filter((f) => f.values.refused !== true);
-        const lines = shown.map((f) => renderFinding(f, color));
-        if (report.outcome !== 'refused') lines.push(report.verdict);
-        if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n');
-      }
-      if (report.outcome === 'refused') {
-        const refused = new CliError(report.refusal!, EXIT.auth);
-        refused.outcomePrinted = flags.json === true;
-        throw refused;
-      }
-      process.exitCode = report.outcome === 'works' ? EXIT.ok : EXIT.failed;
+      printOneSpace(report, flags.json === true);
     });
+}
+
+/** One space's report as it always reads: its findings and verdict, or with --json one object; exit 0, 1 or 3. */
+export function printOneSpace(report: CheckReport, json: boolean): void {
+  if (json) {
+    process.stdout.write(JSON.stringify(toJson(report), null, 2) + '\n');
+  } else {
+    const color = useColor(process.stdout);
+    // A refusal is the one line on stderr (exit 3), not a finding line.
+    const shown = report.findings.filter((f) => f.values.refused !== true);
+    const lines = shown.map((f) => renderFinding(f, color));
+    if (report.outcome !== 'refused') lines.push(report.verdict);
+    if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n');
+  }
+  if (report.outcome === 'refused') {
+    const refused = new CliError(report.refusal!, EXIT.auth);
+    refused.outcomePrinted = json;
+    throw refused;
+  }
+  process.exitCode = report.outcome === 'works' ? EXIT.ok : EXIT.failed;
 }
 
 /** The machine-readable report: each finding's measured values sit beside its status, name and message. */
@@ -86,13 +103,13 @@ export function renderFinding(f: Finding, color: boolean): string {
 }
 
 /** Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org). */
-function useColor(stream: NodeJS.WriteStream): boolean {
+export function useColor(stream: NodeJS.WriteStream): boolean {
   const noColor = process.env.NO_COLOR;
   return stream.isTTY === true && (noColor === undefined || noColor === '');
 }
 
 /** Which request is under way, on a terminal only (logs and pipes get the findings and nothing else). */
-function stepPrinter(stream: NodeJS.WriteStream): { step: (what: string) => void; finish: () => void } {
+export function stepPrinter(stream: NodeJS.WriteStream): { step: (what: string) => void; finish: () => void } {
   let drawn = false;
   return {
     step(what) {

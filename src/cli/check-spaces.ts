@@ -1,0 +1,110 @@
+// `check --config FILE` (or `--space SLUG`): every space of the config checked at once, each with its
+// own client and key, so each key spends at most MAX_CHECK_REQUESTS of its own budget. Each space's
+// findings under its slug; a refused key is one line on stderr naming the space and where its key
+// came from (never the key); exit the worst of the spaces' (3 refused, else 1 fails, else 0).
+
+import { checkServer, type CheckReport } from '../crawler/check.js';
+import { UnknownSpaceError } from '../crawler/spaces.js';
+import { printOneSpace, renderFinding, stepPrinter, toJson, useColor, type CheckFlags } from './commands/check.js';
+import { EXIT, UsageError } from './errors.js';
+import { resolveApiSettings, resolveConfigSpaces, type SpaceSettings } from './settings.js';
+
+interface Checked {
+  settings: SpaceSettings;
+  report: CheckReport;
+}
+
+export async function checkSpacesCommand(flags: CheckFlags, configFile: string | null): Promise<void> {
+  const spaces = spacesOf(flags, configFile);
+  const only = (flags.space ?? []).length > 0 ? new Set(flags.space) : null;
+  const configured = spaces.map((s) => s.slug).filter((s): s is string => s !== undefined);
+  if (only !== null && spaces.every((s) => s.slug !== undefined)) refuseUnknown(only, configured);
+
+  // A space without a slug in the config must be asked for it; the check then stops there unless it is wanted.
+  const asked = spaces.filter((s) => only === null || s.slug === undefined || only.has(s.slug));
+  const progress = stepPrinter(process.stderr);
+  let checked: Checked[];
+  try {
+    checked = await Promise.all(
+      asked.map(async (settings) => {
+        const report = await checkServer({
+          baseUrl: settings.baseUrl,
+          apiKey: settings.apiKey,
+          ...(settings.slug !== undefined ? { expectSpace: settings.slug } : {}),
+          ...(only !== null && settings.slug === undefined ? { wanted: (slug: string) => only.has(slug) } : {}),
+          onStep: (what) => progress.step(`${settings.slug ?? settings.label}: ${what}`),
+        });
+        return { settings, report };
+      }),
+    );
+  } finally {
+    progress.finish();
+  }
+
+  // A space whose key could not name its space may be the one asked for: it is shown, not refused.
+  const unnamed = checked.filter((c) => c.settings.slug === undefined && c.report.space === null);
+  if (only !== null && unnamed.length === 0) {
+    refuseUnknown(only, [...new Set([...configured, ...checked.flatMap((c) => c.report.space ?? [])])]);
+  }
+  const shown = checked.filter((c) => c.report.outcome !== 'left-out');
+  if (configFile === null) return printOneSpace(shown[0]!.report, flags.json === true);
+
+  const keys = spaces.map((s) => s.apiKey);
+  const problems = shown.map(refusalLine);
+  for (const line of problems) if (line !== null) process.stderr.write(redact(`convoduck: ${line}`, keys) + '\n');
+  const exitCode = shown.some((c) => c.report.outcome === 'refused') ? EXIT.auth : shown.every((c) => c.report.outcome === 'works') ? EXIT.ok : EXIT.failed;
+  if (flags.json) {
+    const outcome = {
+      syncWouldWork: exitCode === EXIT.ok,
+      outcome: exitCode === EXIT.ok ? 'works' : exitCode === EXIT.auth ? 'refused' : 'fails',
+      exitCode,
+      requests: shown.reduce((sum, c) => sum + c.report.requests, 0),
+      spaces: shown.map((c, i) => ({ ...toJson(c.report), space: nameOf(c), error: problems[i] })),
+    };
+    process.stdout.write(redact(JSON.stringify(outcome, null, 2), keys) + '\n');
+  } else {
+    const color = useColor(process.stdout);
+    const blocks = shown.map((c) => [`space ${nameOf(c)}`, ...c.report.findings.map((f) => renderFinding(f, color)), c.report.verdict].join('\n'));
+    if (blocks.length > 0) process.stdout.write(redact(blocks.join('\n\n'), keys) + '\n');
+  }
+  process.exitCode = exitCode;
+}
+
+/** The spaces of the config file, or without one the key's space (`--space` then checks its slug). */
+function spacesOf(flags: CheckFlags, configFile: string | null): SpaceSettings[] {
+  if (configFile === null) {
+    const settings = resolveApiSettings(flags);
+    const keySource = flags.apiKeyFile ? `the key file ${flags.apiKeyFile}` : 'CONVODUCK_API_KEY';
+    return [{ ...settings, label: 'the key’s space', keySource }];
+  }
+  if (flags.baseUrl !== undefined || flags.apiKeyFile !== undefined || flags.apiKey !== undefined) {
+    throw new UsageError('--base-url and --api-key-file name one space: with a config file each [[space]] names its own — drop them');
+  }
+  return resolveConfigSpaces(configFile);
+}
+
+/** Its slug (from GET /spaces, else the config), else how the config names it. */
+function nameOf(c: Checked): string {
+  return c.report.space ?? c.settings.slug ?? c.settings.label;
+}
+
+/** The one line a refused key gets: the space and where its key came from. */
+function refusalLine(c: Checked): string | null {
+  if (c.report.outcome !== 'refused') return null;
+  const refused = c.report.findings.find((f) => f.values.refused === true)?.values;
+  const status = refused ? ` (${String(refused.httpStatus)} ${String(refused.code)})` : '';
+  const name = c.report.space !== null || c.settings.slug !== undefined ? `space ${nameOf(c)}` : c.settings.label;
+  return `${name}: the API refused its key${status}: check ${c.settings.keySource}`;
+}
+
+function refuseUnknown(only: Set<string>, known: string[]): void {
+  const unknown = [...only].filter((s) => !known.includes(s));
+  if (unknown.length > 0) throw new UnknownSpaceError(unknown, [...known].sort());
+}
+
+/** No key ever reaches stdout or stderr, whatever a message picked up. */
+function redact(text: string, keys: string[]): string {
+  let out = text;
+  for (const key of keys) for (const form of [key, JSON.stringify(key).slice(1, -1)]) out = out.split(form).join('[api key]');
+  return out;
+}

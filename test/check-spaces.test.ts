@@ -1,0 +1,176 @@
+// `check --config`: three simulated spaces (different seeds, keys, slugs) checked over real HTTP by
+// the built CLI: each space's findings under its slug, at most five requests per key, one revoked
+// key named in one line with its space (never the key) and exit 3, the worst space deciding the
+// exit code, --space choosing spaces (an unknown slug: one line, exit 2), one space's output as before.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestLogEntry, Simulator, SimulatorOptions } from '../src/simulator/index.js';
+import { runCli, type CliResult } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { simulator } = scratch('check-spaces');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Seeds whose spaces have three different slugs. */
+const SEEDS = [141, 142, 143] as const;
+const SIZES = [260, 180, 120] as const;
+
+const own = (sim: Simulator): RequestLogEntry[] => sim.requestLog.filter((r) => r.client === 'key');
+
+async function threeSpaces(options: (SimulatorOptions | undefined)[] = []): Promise<Simulator[]> {
+  const sims = await Promise.all(SEEDS.map((seed, i) => simulator({ seed, conversations: SIZES[i], ...options[i] })));
+  expect(new Set(sims.map((s) => s.space)).size).toBe(3);
+  return sims;
+}
+
+/** A config file for `sims` (keys in variables SPACE_i_KEY); `slugs` writes each space's slug (or one given). */
+function job(sims: Simulator[], slugs: (string | null)[] | 'none' = 'none'): { config: string; env: NodeJS.ProcessEnv } {
+  const dir = mkdtempSync(join(tmpdir(), 'convoduck-check-spaces-'));
+  dirs.push(dir);
+  const config = join(dir, 'spaces.toml');
+  const tables = sims.map((sim, i) => {
+    const slug = slugs === 'none' ? null : (slugs[i] ?? sim.space);
+    return `[[space]]\nbase_url = "${sim.baseUrl}"\napi_key_env = "SPACE_${i}_KEY"\n` + (slug !== null ? `slug = "${slug}"\n` : '');
+  });
+  writeFileSync(config, tables.join('\n'));
+  const env: NodeJS.ProcessEnv = { CONVODUCK_CONFIG: config };
+  sims.forEach((sim, i) => (env[`SPACE_${i}_KEY`] = sim.apiKey));
+  return { config, env };
+}
+
+/** stdout's blocks: header line → the block's lines. */
+function blocks(r: CliResult): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const block of r.stdout.trimEnd().split('\n\n')) {
+    const [header, ...lines] = block.split('\n');
+    out.set(header!, lines);
+  }
+  return out;
+}
+
+interface JsonSpaces {
+  syncWouldWork: boolean;
+  outcome: string;
+  exitCode: number;
+  requests: number;
+  spaces: { space: string; outcome: string; error: string | null; requests: number; findings: { status: string; name: string }[] }[];
+}
+
+describe('check --config: every space of the file', () => {
+  it('each space under its slug; a revoked key is one line naming its space, exit 3; at most five requests a key', async () => {
+    const sims = await threeSpaces([undefined, { revokeKeyAfter: 0 }]);
+    const { config, env } = job(sims, [null, null, null]);
+    const r = await runCli(['check'], env);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      `convoduck: space ${sims[1]!.space}: the API refused its key (401 unauthenticated): check environment variable SPACE_1_KEY (config ${config} line 8)`,
+    ]);
+    const shown = blocks(r);
+    expect([...shown.keys()]).toEqual(sims.map((s) => `space ${s.space}`));
+    for (const i of [0, 2]) {
+      const lines = shown.get(`space ${sims[i]!.space}`)!;
+      expect(lines[0]).toBe(`ok    key accepted: space "${sims[i]!.space}" (GET /spaces)`);
+      expect(lines.at(-1)).toMatch(new RegExp(`^→ a sync would work \\(about ${SIZES[i]! + Math.ceil(SIZES[i]! / 200)} requests: `));
+    }
+    expect(shown.get(`space ${sims[0]!.space}`)).toContain(`ok    last page adds up: page 2 has ${SIZES[0] - 200} items, as total says`);
+    const refused = shown.get(`space ${sims[1]!.space}`)!;
+    expect(refused[0]).toMatch(/^fail {2}key refused: GET \/api\/v1\/spaces: 401 unauthenticated/);
+    expect(refused.at(-1)).toBe('→ a sync would not work as things are: see key above');
+    expect(own(sims[1]!)).toHaveLength(1);
+    for (const sim of sims) {
+      expect(own(sim).length).toBeLessThanOrEqual(5);
+      expect(r.stdout + r.stderr).not.toContain(sim.apiKey);
+    }
+
+    const before = sims.map((s) => own(s).length);
+    const json = await runCli(['check', '--json'], env);
+    expect(json.code, json.stderr).toBe(3);
+    const out = JSON.parse(json.stdout) as JsonSpaces;
+    expect(out).toMatchObject({ syncWouldWork: false, outcome: 'refused', exitCode: 3 });
+    expect(out.spaces.map((s) => [s.space, s.outcome])).toEqual([
+      [sims[0]!.space, 'works'],
+      [sims[1]!.space, 'refused'],
+      [sims[2]!.space, 'works'],
+    ]);
+    expect(out.spaces.map((s) => s.requests)).toEqual(sims.map((s, i) => own(s).length - before[i]!));
+    expect(out.requests).toBe(out.spaces.reduce((n, s) => n + s.requests, 0));
+    expect(out.spaces[1]!.error).toMatch(new RegExp(`^space ${sims[1]!.space}: the API refused its key \\(401 unauthenticated\\): check environment variable SPACE_1_KEY`));
+    expect(out.spaces.filter((s) => s.error !== null)).toHaveLength(1);
+    expect(out.spaces[0]!.findings.every((f) => f.status === 'ok')).toBe(true);
+    for (const sim of sims) expect(json.stdout + json.stderr).not.toContain(sim.apiKey);
+  }, 60_000);
+
+  it('the worst space decides: one that does not add up exits 1; a slug the key does not belong to is a failed finding', async () => {
+    const sims = await threeSpaces([undefined, { hiddenFromLists: 5 }]);
+    const r = await runCli(['check', '--json'], job(sims).env);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout) as JsonSpaces;
+    expect(out).toMatchObject({ syncWouldWork: false, outcome: 'fails', exitCode: 1 });
+    expect(out.spaces.map((s) => s.outcome)).toEqual(['works', 'fails', 'works']);
+    expect(out.spaces[1]!.findings.find((f) => f.name === 'first-page')!.status).toBe('fail');
+
+    const wrong = await runCli(['check'], job(sims.slice(0, 1), ['acme-prod']).env);
+    expect(wrong.code, wrong.stderr).toBe(1);
+    const mismatch = blocks(wrong).get(`space ${sims[0]!.space}`)!;
+    expect(mismatch[0]).toBe(
+      `fail  key accepted, but it belongs to space "${sims[0]!.space}", not "acme-prod" as the config says: fix the slug (or the key); a sync would stop before storing anything`,
+    );
+    expect(mismatch.at(-1)).toBe('→ a sync would not work as things are: see key above');
+    // nothing is asked of a space the key does not belong to
+    expect(own(sims[0]!).slice(-1).map((e) => e.kind)).toEqual(['spaces']);
+  }, 60_000);
+
+  it('--space checks only those spaces; an unknown slug is one line, exit 2', async () => {
+    const sims = await threeSpaces();
+    const named = job(sims, [null, null, null]);
+    const unknown = await runCli(['check', '--space', 'nowhere'], named.env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr.trimEnd().split('\n')).toEqual([`convoduck: no space "nowhere" in this job — known: ${sims.map((s) => s.space).sort().join(', ')}`]);
+    for (const sim of sims) expect(own(sim)).toHaveLength(0);
+
+    const two = await runCli(['check', '--space', sims[2]!.space, '--space', sims[0]!.space], named.env);
+    expect(two.code, two.stderr).toBe(0);
+    expect([...blocks(two).keys()]).toEqual([`space ${sims[0]!.space}`, `space ${sims[2]!.space}`]);
+    expect(own(sims[1]!)).toHaveLength(0);
+
+    // without slugs in the file each key is asked for its space (one request), and only the chosen one goes on
+    const unnamed = job(sims);
+    const asked = sims.map((s) => own(s).length);
+    const one = await runCli(['check', '--space', sims[1]!.space], unnamed.env);
+    expect(one.code, one.stderr).toBe(0);
+    expect([...blocks(one).keys()]).toEqual([`space ${sims[1]!.space}`]);
+    expect(own(sims[0]!).length - asked[0]!).toBe(1);
+    expect(own(sims[2]!).length - asked[2]!).toBe(1);
+    expect(own(sims[1]!).length - asked[1]!).toBeGreaterThan(1);
+    const none = await runCli(['check', '--space', 'nowhere'], unnamed.env);
+    expect(none.code).toBe(2);
+    expect(none.stderr.trimEnd().split('\n')).toEqual([`convoduck: no space "nowhere" in this job — known: ${sims.map((s) => s.space).sort().join(', ')}`]);
+  }, 60_000);
+
+  it('without a config file the output is one space’s as always; --space checks the key’s slug', async () => {
+    const sim = await simulator({ seed: SEEDS[0], conversations: 60 });
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey };
+    const plain = await runCli(['check'], env);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toMatch(/^ok {4}key accepted/);
+    const chosen = await runCli(['check', '--space', sim.space], env);
+    expect(chosen.code, chosen.stderr).toBe(0);
+    // the same lines, but for what the first check left of the key's budget
+    const budgetless = (out: string) => out.split('\n').filter((l) => !l.startsWith('ok    rate limit:'));
+    expect(budgetless(chosen.stdout)).toEqual(budgetless(plain.stdout));
+    const other = await runCli(['check', '--space', 'acme-prod'], env);
+    expect(other.code).toBe(2);
+    expect(other.stdout).toBe('');
+    expect(other.stderr.trimEnd().split('\n')).toEqual([`convoduck: no space "acme-prod" in this job — known: ${sim.space}`]);
+    const flags = await runCli(['check', '--base-url', sim.baseUrl], { ...job([sim]).env, SPACE_0_KEY: sim.apiKey });
+    expect(flags.code).toBe(2);
+    expect(flags.stderr).toMatch(/^convoduck: --base-url and --api-key-file name one space/);
+  }, 60_000);
+});
