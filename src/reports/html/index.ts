@@ -110,6 +110,7 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
 
   const html = renderPage({
     period,
+    spaces: filters.spaces && filters.spaces.length > 0 ? filters.spaces : null,
     agents: params.agents,
     channel: params.channel,
     summary,

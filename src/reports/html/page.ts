@@ -16,6 +16,7 @@ export const RECENT_FAILURES = 20;
 export interface PageInput {
   period: Period;
   /** the filters as the command line gave them, for the header */
+  spaces: readonly string[] | null;
   agents: readonly string[] | null;
   channel: string | null;
   summary: Row;
@@ -84,6 +85,7 @@ function periodText(period: Period): string {
 
 function filterText(input: PageInput): string {
   const parts: string[] = [];
+  if (input.spaces && input.spaces.length > 0) parts.push(`space ${input.spaces.join(', ')}`);
   if (input.agents && input.agents.length > 0) parts.push(`agent ${input.agents.join(', ')}`);
   if (input.channel) parts.push(`channel ${input.channel}`);
   return parts.join('; ');
