@@ -1,0 +1,350 @@
+// SyncRun: one space's sync run, from its first request to its summary: dimensions, then the
+// listing of a pinned window, then the details still missing. Progress is committed page by page
+// and batch by batch, so a run killed at any point resumes where the database says it stopped.
+// What a run takes and gives back, and the entry points that start one, are in sync.ts.
+
+import type { RateLimiterStats } from '../api/rate-limiter.js';
+import { AuthError, NotFoundError, ApiError, type ApiClient } from '../api/client.js';
+import type { ConversationSummary } from '../api/types.js';
+import { MAX_PER_PAGE } from '../api/types.js';
+import { countMissingDetails, DEFAULT_OVERLAP_MS, describeShortWindow, getWatermark, pendingDetailIds, setWatermark, type TimeWindow } from '../store/state.js';
+import { finishRun, recordErrors, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../store/writes.js';
+import type { Database } from '../store/database.js';
+import { inBatches } from './batches.js';
+import { DimensionCrawl } from './dimensions.js';
+import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
+import { planWindow } from './plan.js';
+import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync.js';
+import { detailProblem, nestsTooDeep } from './validate.js';
+import { OwnWrites } from './writer.js';
+
+/** What a run that ended in an exception had done (its sync_runs row says the same). */
+export interface FailedRunCounters extends RunCounters {
+  runId: number;
+  space: string;
+}
+
+const failedRuns = new WeakMap<object, FailedRunCounters>();
+
+/** The counters of the run that `err` ended, once the run had started (a refused key ends none). */
+export function countersOfFailedRun(err: unknown): FailedRunCounters | undefined {
+  return typeof err === 'object' && err !== null ? failedRuns.get(err) : undefined;
+}
+
+/** One space's run: construct it, call run() once; tick() reports progress while nothing arrives. */
+export class SyncRun {
+  private readonly now: () => Date;
+  private readonly client: ApiClient;
+  /** this run's writes on the file's writer (other spaces' runs may share it) */
+  private readonly writer: OwnWrites;
+  private readonly startedAt: Date;
+  /** the listing's state (its id map is ~10 MB per 100,000 conversations: dropped after it) */
+  private lister: WindowLister | null = null;
+  private listed = 0;
+  private listTotal: number | null = null;
+  private readonly errors: SyncErrorRecord[] = [];
+  private space = '';
+  private runId = 0;
+  private detailsDone = 0;
+  private detailsTotal = 0;
+  private detailsFetched = 0;
+  private errorCount = 0;
+  private phase: SyncPhase = 'dimensions';
+  private fatal: unknown = null;
+  private window: SyncProgress['window'] = null;
+  /** the most a list page has held: the served page size, for the pages still to list */
+  private pageSize = 0;
+  /** the limiter's send count at the last report, and when it changed (how long a wait has lasted) */
+  private lastSent = -1;
+  private lastSendAt = 0;
+  private dimensions: DimensionCrawl | null = null;
+
+  constructor(
+    private readonly options: CrawlOptions,
+    private readonly resources: CrawlResources,
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.client = resources.client;
+    this.writer = new OwnWrites(resources.writer);
+    this.startedAt = this.now();
+  }
+
+  async run(): Promise<SyncSummary> {
+    // The first request proves the key before the database is touched: a 401 changes nothing.
+    this.space = this.resources.space ?? (await this.client.getSpace()).slug;
+    const { window, runId } = await this.writer.write(async (db) => {
+      const window = planWindow({
+        now: this.startedAt,
+        watermark: await getWatermark(db, this.space),
+        overlapMs: this.options.overlapMs ?? DEFAULT_OVERLAP_MS,
+        since: this.options.since,
+        until: this.options.until,
+        full: this.options.full,
+      });
+      const runId = await startRun(db, this.startedAt, this.space, window.from, window.to);
+      return { window, runId };
+    });
+    this.runId = runId;
+    this.window = { from: window.from?.toISOString() ?? null, to: window.to.toISOString() };
+
+    let status: SyncStatus = 'ok';
+    let gap: ListingGapSummary | null = null;
+    let complete = false;
+    try {
+      await this.syncDimensions();
+      this.setPhase('listing');
+      const lister = (this.lister = this.newLister());
+      complete = await lister.list({ fromMs: window.from?.getTime() ?? null, toMs: window.to.getTime() });
+      this.listed = lister.seen.size;
+      this.listTotal = lister.total;
+      this.lister = null;
+      gap = this.recordShortWindows(lister, window.advancesWatermark);
+      lister.seen.clear(); // 100,000 ids: memory the details phase does not need
+      // The watermark moves only over a window that added up in full.
+      if (complete && gap === null && window.advancesWatermark && !this.aborted) {
+        await this.commit((db) => setWatermark(db, window.to, this.space));
+      }
+      if (this.options.details?.kind !== 'none' && !this.aborted) {
+        await this.fetchDetails();
+      }
+      await this.writer.idle();
+      if (this.fatal) throw this.fatal;
+      if (this.aborted) status = 'interrupted';
+      // A listing that did not add up is never a success, whatever else happened.
+      else if (this.errorCount > 0 || gap !== null || !complete) status = 'errors';
+    } catch (err) {
+      await this.writer.idle();
+      const interrupted = this.options.signal?.aborted === true;
+      const failure = interrupted ? null : err instanceof Error ? err.message : String(err);
+      await this.writer
+        .write((db) => finishRun(db, this.runId, this.now(), interrupted ? 'interrupted' : 'failed', this.counters(), failure))
+        .catch(() => undefined);
+      if (typeof err === 'object' && err !== null) failedRuns.set(err, { runId: this.runId, space: this.space, ...this.counters() });
+      throw err;
+    }
+    const pending = await this.writer
+      .write(async (db) => {
+        if (this.errors.length > 0) await recordErrors(db, this.runId, this.errors.splice(0));
+        await finishRun(db, this.runId, this.now(), status, this.counters(), gap?.message ?? null);
+      })
+      .then(() => this.countPending());
+    this.setPhase('done');
+    const c = this.counters();
+    return {
+      runId: this.runId,
+      status,
+      space: this.space,
+      windowFrom: window.from?.toISOString() ?? null,
+      windowTo: window.to.toISOString(),
+      requests: c.requests,
+      throttled: c.throttled,
+      retries: c.retries,
+      conversationsListed: c.conversationsListed,
+      detailsFetched: c.detailsFetched,
+      detailsPending: pending,
+      errors: c.errors,
+      listingShortfall: gap ? gap.counted - gap.served : 0,
+      listingGap: gap,
+      seconds: (this.now().getTime() - this.startedAt.getTime()) / 1000,
+    };
+  }
+
+  private get aborted(): boolean {
+    return this.options.signal?.aborted === true || this.fatal !== null;
+  }
+
+  private newLister(): WindowLister {
+    return new WindowLister({
+      fetchPage: (w, page) => this.listPage(w, page),
+      onPage: () => this.report(),
+      aborted: () => this.aborted,
+      concurrency: this.options.concurrency ?? 32,
+    });
+  }
+
+  /** Records each window that did not add up (sync_errors, stage `listing`); returns their span. */
+  private recordShortWindows(lister: WindowLister, nextRunRelists: boolean): ListingGapSummary | null {
+    if (this.aborted) return null;
+    for (const w of lister.short) this.recordError('listing', null, new Error(describeShortWindow(w)));
+    return summariseShortWindows(lister.short, nextRunRelists);
+  }
+
+  private counters(): RunCounters {
+    const stats = this.client.stats;
+    return {
+      requests: stats.requests,
+      throttled: stats.throttled,
+      retries: stats.retries,
+      conversationsListed: this.listedCount,
+      detailsFetched: this.detailsFetched,
+      errors: this.errorCount,
+    };
+  }
+
+  /** Read through the writer: a second DuckDB instance on the file while the writer's closes corrupts it. */
+  private countPending(): Promise<number> {
+    return this.writer.write((db) => countMissingDetails(db, this.space));
+  }
+
+  private setPhase(phase: SyncPhase): void {
+    this.phase = phase;
+    this.report();
+  }
+
+  /** A write, with the run's counters in its sync_runs row (what `status` shows while the run goes on). */
+  private commit(work: (db: Database) => Promise<void>): Promise<void> {
+    return this.writer.write(async (db) => {
+      await work(db);
+      await updateRun(db, this.runId, this.counters());
+    });
+  }
+
+  private report(): void {
+    if (!this.options.onProgress) return;
+    const stats = this.client.stats;
+    const limiter = this.client.limiter.stats();
+    const now = Date.now();
+    this.options.onProgress({
+      phase: this.phase,
+      listed: this.listedCount,
+      listTotal: this.lister?.total ?? this.listTotal,
+      detailsDone: this.detailsDone,
+      detailsTotal: this.detailsTotal,
+      requests: stats.requests,
+      throttled: stats.throttled,
+      errors: this.errorCount,
+      startedAt: this.startedAt,
+      window: this.window,
+      rate: { inWindow: limiter.inWindow, budget: limiter.budget, windowMs: this.client.limiter.windowMs },
+      requestsLeft: this.requestsLeft(limiter.inFlight),
+      waiting: this.waiting(limiter, now),
+    });
+  }
+
+  /** Requests still to send: the Get agents due, the listing's pages not yet fetched, or the details not yet done (less those in flight). */
+  private requestsLeft(inFlight: number): number | null {
+    if (this.phase === 'details') return Math.max(0, this.detailsTotal - this.detailsDone - inFlight);
+    if (this.phase === 'dimensions') return this.dimensions?.requestsLeft(inFlight) ?? null;
+    if (this.phase !== 'listing') return null;
+    const total = this.lister?.total ?? null;
+    if (total === null) return null;
+    const pages = Math.ceil(Math.max(0, total - this.listedCount) / (this.pageSize || MAX_PER_PAGE));
+    return Math.max(0, pages - inFlight);
+  }
+
+  tick(): void {
+    if (this.phase !== 'done') this.report();
+  }
+
+  private waiting(st: RateLimiterStats, now: number): SyncProgress['waiting'] {
+    if (st.sent !== this.lastSent) {
+      this.lastSent = st.sent;
+      this.lastSendAt = now;
+    }
+    if (st.waitingFor === null || st.waitingFor === 'spacing') return null;
+    // other-client and first-response waits are re-checks and timeouts, not a known time
+    const known = st.waitingFor === 'own-window' || st.waitingFor === 'retry-after' || st.waitingFor === 'refill';
+    return { reason: st.waitingFor, forMs: now - this.lastSendAt, nextInMs: known ? st.waitMs : null };
+  }
+
+  private recordError(stage: string, conversationId: string | null, err: unknown): void {
+    this.errorCount++;
+    this.errors.push({
+      stage,
+      conversationId,
+      httpStatus: err instanceof ApiError ? err.status : null,
+      message: err instanceof Error ? err.message : String(err),
+      occurredAt: this.now(),
+    });
+  }
+
+  private async syncDimensions(): Promise<void> {
+    this.dimensions = new DimensionCrawl({
+      client: this.client,
+      space: this.space,
+      now: this.now,
+      commit: (work) => this.commit(work),
+      recordError: (stage, err) => this.recordError(stage, null, err),
+      stopped: () => this.aborted,
+      onProgress: () => this.report(),
+      concurrency: this.options.concurrency ?? 32,
+    });
+    await this.dimensions.run();
+  }
+
+  /** Fetches one page of a window at the largest page size the API allows, and stores it. */
+  private async listPage(window: TimeWindow, page: number): Promise<ListedPage> {
+    const query: Record<string, string | number> = { to: iso(window.toMs), page, per_page: MAX_PER_PAGE };
+    if (window.fromMs !== null) query.from = iso(window.fromMs);
+    const listedAt = this.now();
+    const response = await this.client.listPage<ConversationSummary>(
+      `/spaces/${encodeURIComponent(this.space)}/conversations`,
+      query,
+    );
+    this.pageSize = Math.max(this.pageSize, response.data.length);
+    const entries = response.data.map((c) => ({ id: c.id, body: JSON.stringify(c) }));
+    if (entries.length > 0) await this.commit((db) => saveListPage(db, this.space, listedAt, entries));
+    return response;
+  }
+
+  private get listedCount(): number {
+    return Math.max(this.listed, this.lister?.seen.size ?? 0);
+  }
+
+  private async fetchDetails(): Promise<void> {
+    const firstOutcomes = this.options.details?.kind === 'first' ? this.options.details.outcomes : [];
+    const ids = await this.writer.write((db) => pendingDetailIds(db, firstOutcomes, this.space)); // (see countPending)
+    this.detailsTotal = ids.length;
+    // (the phase changes once the total is known, so progress never shows "0/0")
+    this.setPhase('details');
+
+    await inBatches(ids, {
+      concurrency: this.options.concurrency ?? 32,
+      batchSize: this.options.batchSize ?? 100,
+      flushIntervalMs: this.options.flushIntervalMs ?? 2_000,
+      stopped: () => this.aborted,
+      work: (id) => this.fetchDetail(id),
+      flush: (details) => {
+        const errors = this.errors.splice(0);
+        const counters = this.counters();
+        return this.writer.writeDetails({ space: this.space, details, errors, runId: this.runId, counters });
+      },
+      mustFlush: () => this.errors.length > 0,
+      done: (detail) => {
+        this.detailsDone++;
+        if (detail && detail.invalidReason === null) this.detailsFetched++;
+        this.report();
+      },
+    });
+  }
+
+  private async fetchDetail(id: string): Promise<FetchedDetail | null> {
+    try {
+      const { json, text } = await this.client.getConversation(this.space, id);
+      const fetchedAt = this.now();
+      if (nestsTooDeep(json)) {
+        this.recordError('detail', id, new Error('response nests too deeply to store'));
+        return null;
+      }
+      const problem = detailProblem(json, id);
+      if (problem) this.recordError('detail', id, new Error(`unusable response: ${problem}`));
+      return { id, fetchedAt, body: text, invalidReason: problem };
+    } catch (err) {
+      // a request cut short by Ctrl-C is not an error of the conversation: the next run fetches it
+      if (this.options.signal?.aborted) return null;
+      if (err instanceof AuthError) {
+        this.fatal ??= err;
+        return null;
+      }
+      if (err instanceof NotFoundError || err instanceof Error) {
+        this.recordError('detail', id, err);
+        return null;
+      }
+      throw err;
+    }
+  }
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
