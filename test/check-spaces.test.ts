@@ -80,6 +80,7 @@ describe('check --config: every space of the file', () => {
     expect(shown.get(`space ${sims[0]!.space}`)).toContain(`ok    last page adds up: page 2 has ${SIZES[0] - 200} items, as total says`);
     const refused = shown.get(`space ${sims[1]!.space}`)!;
     expect(refused[0]).toMatch(/^fail {2}key refused: GET \/api\/v1\/spaces: 401 unauthenticated/);
+    expect(refused[0]).toMatch(/The API key was not accepted: check environment variable SPACE_1_KEY \(config .* line 8\)$/);
     expect(refused.at(-1)).toBe('→ a sync would not work as things are: see key above');
     expect(own(sims[1]!)).toHaveLength(1);
     for (const sim of sims) {
@@ -103,6 +104,15 @@ describe('check --config: every space of the file', () => {
     expect(out.spaces.filter((s) => s.error !== null)).toHaveLength(1);
     expect(out.spaces[0]!.findings.every((f) => f.status === 'ok')).toBe(true);
     for (const sim of sims) expect(json.stdout + json.stderr).not.toContain(sim.apiKey);
+
+    // without a slug in the file, the refused space is named as the file names it
+    const unnamed = job(sims);
+    const label = await runCli(['check'], unnamed.env);
+    expect(label.code, label.stderr).toBe(3);
+    expect([...blocks(label).keys()]).toEqual([`space ${sims[0]!.space}`, '[[space]] #2 (line 5)', `space ${sims[2]!.space}`]);
+    expect(label.stderr.trimEnd().split('\n')).toEqual([
+      `convoduck: [[space]] #2 (line 5): the API refused its key (401 unauthenticated): check environment variable SPACE_1_KEY (config ${unnamed.config} line 7)`,
+    ]);
   }, 60_000);
 
   it('the worst space decides: one that does not add up exits 1; a slug the key does not belong to is a failed finding', async () => {

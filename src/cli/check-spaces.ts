@@ -46,8 +46,9 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
   if (only !== null && unnamed.length === 0) {
     refuseUnknown(only, [...new Set([...configured, ...checked.flatMap((c) => c.report.space ?? [])])]);
   }
-  const shown = checked.filter((c) => c.report.outcome !== 'left-out');
-  if (configFile === null) return printOneSpace(shown[0]!.report, flags.json === true);
+  const kept = checked.filter((c) => c.report.outcome !== 'left-out');
+  if (configFile === null) return printOneSpace(kept[0]!.report, flags.json === true);
+  const shown = kept.map(inConfigTerms);
 
   const keys = spaces.map((s) => s.apiKey);
   const problems = shown.map(refusalLine);
@@ -64,7 +65,7 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
     process.stdout.write(redact(JSON.stringify(outcome, null, 2), keys) + '\n');
   } else {
     const color = useColor(process.stdout);
-    const blocks = shown.map((c) => [`space ${nameOf(c)}`, ...c.report.findings.map((f) => renderFinding(f, color)), c.report.verdict].join('\n'));
+    const blocks = shown.map((c) => [headerOf(c), ...c.report.findings.map((f) => renderFinding(f, color)), c.report.verdict].join('\n'));
     if (blocks.length > 0) process.stdout.write(redact(blocks.join('\n\n'), keys) + '\n');
   }
   process.exitCode = exitCode;
@@ -83,9 +84,26 @@ function spacesOf(flags: CheckFlags, configFile: string | null): SpaceSettings[]
   return resolveConfigSpaces(configFile);
 }
 
+/** A refusal's advice names where the config took the key from, not the one-space settings. */
+function inConfigTerms(c: Checked): Checked {
+  const findings = c.report.findings.map((f) => {
+    const cut = f.message.indexOf(REFUSED_401);
+    if (f.values.refused !== true || cut < 0) return f;
+    return { ...f, message: `${f.message.slice(0, cut)}${REFUSED_401}: check ${c.settings.keySource}` };
+  });
+  return { settings: c.settings, report: { ...c.report, findings } };
+}
+
+const REFUSED_401 = '. The API key was not accepted';
+
 /** Its slug (from GET /spaces, else the config), else how the config names it. */
 function nameOf(c: Checked): string {
   return c.report.space ?? c.settings.slug ?? c.settings.label;
+}
+
+/** `space SLUG`, or the config's label (`[[space]] #2 (line 7)`) when no slug is known. */
+function headerOf(c: Checked): string {
+  return c.report.space !== null || c.settings.slug !== undefined ? `space ${nameOf(c)}` : c.settings.label;
 }
 
 /** The one line a refused key gets: the space and where its key came from. */
@@ -93,8 +111,7 @@ function refusalLine(c: Checked): string | null {
   if (c.report.outcome !== 'refused') return null;
   const refused = c.report.findings.find((f) => f.values.refused === true)?.values;
   const status = refused ? ` (${String(refused.httpStatus)} ${String(refused.code)})` : '';
-  const name = c.report.space !== null || c.settings.slug !== undefined ? `space ${nameOf(c)}` : c.settings.label;
-  return `${name}: the API refused its key${status}: check ${c.settings.keySource}`;
+  return `${headerOf(c)}: the API refused its key${status}: check ${c.settings.keySource}`;
 }
 
 function refuseUnknown(only: Set<string>, known: string[]): void {
