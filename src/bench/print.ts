@@ -226,6 +226,7 @@ export function printSpaces(r: SpacesResult, goals: Goal[]): void {
       `     last whole window is left out) ÷ its limit, from its simulator's request log. 429: the keys' requests refused, all spaces.\n` +
       `     Peak RSS, CPU and wall time: process.resourceUsage() of the CLI's process.`,
   );
+  console.log(`     the lowest single whole window of any key: ${fixed(r.worstWindow, 3)} of its limit (each key's windows are in the JSON)`);
   for (const e of r.errors) console.log(`     space error: ${e}`);
   goals.push({ what: `spaces: each key's utilisation (lowest of ${s.count})`, goal: '≥ 0.95 of its limit', measured: fixed(r.utilisation.min, 3), met: r.utilisation.min >= 0.95, scaled });
   goals.push({

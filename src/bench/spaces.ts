@@ -33,6 +33,10 @@ export interface SpacesResult {
   detailsPerSec: number;
   /** each key's accepted requests in its whole windows ÷ its limit */
   utilisation: { min: number; median: number; max: number };
+  /** the lowest single whole window of any key ÷ its limit */
+  worstWindow: number;
+  /** per key: its accepted requests in each whole window */
+  keys: { space: string; windows: number[] }[];
   /** requests refused with 429, all keys */
   throttled: number;
   maxRssMb: number;
@@ -87,7 +91,8 @@ export async function benchSpaces(s: SpacesSettings, workDir: string, log: (line
     const usage = JSON.parse(readFileSync(rusage, 'utf8')) as { maxRssMb: number; userCpuSec: number; systemCpuSec: number; wallSec: number };
 
     const logs = await sims.command<LogTuple[][]>({ cmd: 'logs' });
-    const shares = logs.map((l) => windowUse(l, s.rateLimit, 0, s.windowMs).utilisation).sort((a, b) => a - b);
+    const uses = logs.map((l) => windowUse(l, s.rateLimit, 0, s.windowMs));
+    const shares = uses.map((u) => u.utilisation).sort((a, b) => a - b);
     const detailTimes = logs.flatMap((l) => l.filter((e) => e[3] === 'conversation_detail' && e[2] === 200).map((e) => e[0]));
     const span = detailTimes.length > 1 ? (Math.max(...detailTimes) - Math.min(...detailTimes)) / 1000 : 0;
     const statuses: Record<string, number> = {};
@@ -103,6 +108,8 @@ export async function benchSpaces(s: SpacesSettings, workDir: string, log: (line
       detailsPending: outcome.spaces.reduce((n, sp) => n + (sp.detailsPending ?? 0), 0),
       detailsPerSec: span > 0 ? detailTimes.length / span : 0,
       utilisation: { min: shares[0] ?? 0, median: shares[Math.floor(shares.length / 2)] ?? 0, max: shares[shares.length - 1] ?? 0 },
+      worstWindow: Math.min(...uses.map((u) => u.worstWindow)),
+      keys: uses.map((u, i) => ({ space: sims.spaces[i]!.space, windows: u.own })),
       throttled: outcome.spaces.reduce((n, sp) => n + (sp.throttled ?? 0), 0),
       maxRssMb: usage.maxRssMb,
       cpuSec: usage.userCpuSec + usage.systemCpuSec,
