@@ -162,6 +162,13 @@ describe('check --config: every space of the file', () => {
     const none = await runCli(['check', '--space', 'nowhere'], unnamed.env);
     expect(none.code).toBe(2);
     expect(none.stderr.trimEnd().split('\n')).toEqual([`convoduck: no space "nowhere" in this job — known: ${sims.map((s) => s.space).sort().join(', ')}`]);
+
+    // a key refused before its space was named may be the one asked for: it is shown, not called unknown
+    sims[1]!.setOptions({ revokeKeyAfter: 0 });
+    const hidden = await runCli(['check', '--space', sims[1]!.space], unnamed.env);
+    expect(hidden.code, hidden.stderr).toBe(3);
+    expect([...blocks(hidden).keys()]).toEqual(['[[space]] #2 (line 5)']);
+    expect(hidden.stderr).toMatch(/^convoduck: \[\[space\]\] #2 \(line 5\): the API refused its key/);
   }, 60_000);
 
   it('without a config file the output is one space’s as always; --space checks the key’s slug', async () => {
@@ -179,6 +186,10 @@ describe('check --config: every space of the file', () => {
     expect(other.code).toBe(2);
     expect(other.stdout).toBe('');
     expect(other.stderr.trimEnd().split('\n')).toEqual([`convoduck: no space "acme-prod" in this job — known: ${sim.space}`]);
+    const refused = await runCli(['check', '--space', sim.space], { ...env, CONVODUCK_API_KEY: 'np_wrong_key_for_this_space' });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/^convoduck: GET \/api\/v1\/spaces: 401 unauthenticated/);
     const flags = await runCli(['check', '--base-url', sim.baseUrl], { ...job([sim]).env, SPACE_0_KEY: sim.apiKey });
     expect(flags.code).toBe(2);
     expect(flags.stderr).toMatch(/^convoduck: --base-url and --api-key-file name one space/);
