@@ -105,7 +105,7 @@ function parseArgs(argv: string[]): Args {
 function usage(error?: string): never {
   const text =
     'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored] [--cases a,e,g] [--out DIR] [--keep]\n' +
-    '  --quick   smaller N and time-scaled rate windows (about 4 minutes)\n' +
+    '  --quick   smaller N and time-scaled rate windows (about 3 minutes)\n' +
     '  --only    run only these sections\n' +
     `  --cases   run only these budget cases (${budgetCases().map((c) => `${c.key} ${c.algorithm}`).join(', ')})\n` +
     '  --out     where the JSON goes (default reports/bench)\n' +
