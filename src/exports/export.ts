@@ -1,7 +1,8 @@
 // `convoduck export`: the public tables as Parquet (or CSV) files that DuckDB, Spark, Trino and
 // BigQuery read as they are, optionally Hive-partitioned by the conversation's start
 // (`day=2026-11-01/`, `month=2026-11/`). DuckDB's COPY writes every file; this module only
-// decides what goes where, stages the files, and swaps them in once all tables are written.
+// decides what goes where, stages the files (copy-table.ts), and swaps them in once all tables
+// are written (install.ts).
 //
 // Layout: OUT/<table>/<table>.<ext>, or OUT/<table>/<day|month>=<value>/data_0.<ext> for the
 // conversation tables when partitioned, plus OUT/convoduck-export.json describing the export.
@@ -10,35 +11,25 @@
 // Nothing outside what an export rewrites is ever removed: a run that would mix layouts or
 // shrink an earlier file is refused before the directory is touched (layout.ts).
 
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createOutputDir } from '../shared/output-dir.js';
 import { InvalidInputError } from '../shared/errors.js';
-import { formatInstant, isoUtcSql } from '../shared/time.js';
-import type { Database } from '../store/database.js';
-import { DERIVED_CONVERSATION_TABLES, PUBLIC_TABLES } from '../store/schema.js';
+import { formatInstant } from '../shared/time.js';
+import { PUBLIC_TABLES } from '../store/schema.js';
 import { limitToSpaces, storedSpaces } from '../store/space-scope.js';
+import { CONVERSATION_TABLES, copyTable, type TablePlan } from './copy-table.js';
+import { installSpaces, installTable, partitionSources, restrictModes } from './install.js';
 import { checkLayout } from './layout.js';
 import {
   MANIFEST_FILE,
   MANIFEST_VERSION,
   NULL_PARTITION,
   bySpace,
-  partitionRange,
   readManifest,
   timeUnitOf,
   type ExportFormat,
   type Manifest,
-  type ManifestPartition,
   type PartitionKind,
   type TimeUnit,
 } from './manifest.js';
@@ -48,9 +39,6 @@ export { EXPORT_FORMATS, MANIFEST_FILE, PARTITION_KINDS, type ExportFormat, type
 export type PublicTable = (typeof PUBLIC_TABLES)[number];
 
 const STAGING_PREFIX = '.convoduck-staging-';
-
-/** Tables whose rows belong to a conversation: filtered by --since and partitioned. */
-const CONVERSATION_TABLES: readonly string[] = DERIVED_CONVERSATION_TABLES;
 
 export interface ExportOptions {
   outDir: string;
@@ -95,8 +83,6 @@ export interface ExportSummary {
   tables: TableExport[];
 }
 
-const EXTENSIONS: Record<ExportFormat, string> = { parquet: 'parquet', csv: 'csv' };
-
 /** The start of the UTC day or month holding `date`, so that every partition written is whole (`date` itself for `space`). */
 export function partitionStart(date: Date, kind: PartitionKind): Date {
   const unit = timeUnitOf(kind);
@@ -117,10 +103,6 @@ export function parseTableList(value: string): PublicTable[] {
     throw new InvalidInputError(`--tables: no public table ${unknown.join(', ')}; choose from ${PUBLIC_TABLES.join(', ')}`);
   }
   return PUBLIC_TABLES.filter((t) => names.includes(t));
-}
-
-function sqlString(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
 }
 
 /** Creates OUT (0700) or checks that an existing OUT is empty or an earlier export. */
@@ -144,17 +126,6 @@ function prepareOutDir(outDir: string, shownDir: string): Manifest | null {
   return manifest;
 }
 
-/** Owner-only modes on everything under `path` (exports hold transcripts: personal data). */
-function restrictModes(path: string): void {
-  const stat = statSync(path);
-  if (stat.isDirectory()) {
-    chmodSync(path, 0o700);
-    for (const entry of readdirSync(path)) restrictModes(join(path, entry));
-  } else {
-    chmodSync(path, 0o600);
-  }
-}
-
 function setUmask(mask: number): number | null {
   try {
     return process.umask(mask);
@@ -163,192 +134,9 @@ function setUmask(mask: number): number | null {
   }
 }
 
-/** The table's columns whose type is `type`, or starts with it (`TIMESTAMP` matches both kinds). */
-async function columnsOfType(db: Database, table: string, type: string): Promise<string[]> {
-  const rows = await db.all<{ column_name: string }>(
-    `SELECT column_name FROM duckdb_columns()
-     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? AND starts_with(data_type, ?)
-     ORDER BY column_index`,
-    [table, type],
-  );
-  return rows.map((r) => r.column_name);
-}
-
-interface Plan {
-  table: PublicTable;
-  partitionBy: PartitionKind | null;
-  filtered: boolean;
-}
-
-async function copyTable(
-  db: Database,
-  plan: Plan,
-  stagingDir: string,
-  format: ExportFormat,
-  since: Date | null,
-): Promise<{ rows: number; files: string[] }> {
-  const { table, partitionBy } = plan;
-  const unit = timeUnitOf(partitionBy);
-  const isChild = CONVERSATION_TABLES.includes(table) && table !== 'conversations';
-  // a table without a space column is partitioned by its parent's space (space-scope.ts's rule)
-  const space = bySpace(partitionBy) ? await spaceSource(db, table) : null;
-  const needsJoin = isChild && (unit !== null || plan.filtered || space === 'conversation');
-  const startedAt = isChild ? 'c.started_at' : 't.started_at';
-  // JSON columns go out as plain strings: every reader understands a UTF-8 string column,
-  // not every one the Parquet JSON annotation.
-  const replaced = (await columnsOfType(db, table, 'JSON')).map((c) => `t."${c}"::VARCHAR AS "${c}"`);
-  if (format === 'csv') {
-    // CSV timestamps as every text output prints them (Parquet keeps its native types). The
-    // session is UTC, so a TIMESTAMP without zone is read as UTC.
-    for (const c of await columnsOfType(db, table, 'TIMESTAMP')) {
-      replaced.push(`${isoUtcSql(`t."${c}"::TIMESTAMPTZ`)} AS "${c}"`);
-    }
-  }
-  const star = replaced.length > 0 ? `t.* REPLACE (${replaced.join(', ')})` : 't.*';
-  const spaceExpr = { own: '', conversation: ', c.space AS space', agent: ', a.space AS space', run: ', r.space AS space' };
-  const partitionExpr =
-    (space ? spaceExpr[space] : '') +
-    (unit === 'day'
-      ? `, strftime(${startedAt}, '%Y-%m-%d') AS day`
-      : unit === 'month'
-        ? `, strftime(${startedAt}, '%Y-%m') AS month`
-        : '');
-  const select =
-    `SELECT ${star}${partitionExpr} FROM ${table} t` +
-    (needsJoin ? ` LEFT JOIN conversations c ON c.id = t.conversation_id` : '') +
-    (space === 'agent' ? ` LEFT JOIN agents a ON a.id = t.agent_id` : '') +
-    (space === 'run' ? ` LEFT JOIN sync_runs r ON r.run_id = t.run_id` : '') +
-    (plan.filtered ? ` WHERE ${startedAt} >= ?::TIMESTAMPTZ` : '');
-  const partitionColumns = [...(space ? ['space'] : []), ...(unit ? [unit] : [])];
-
-  const tableDir = join(stagingDir, table);
-  const options = [
-    format === 'parquet' ? 'FORMAT parquet' : 'FORMAT csv, HEADER',
-    'RETURN_FILES',
-  ];
-  let target: string;
-  if (partitionBy) {
-    target = tableDir;
-    options.push(`PARTITION_BY (${partitionColumns.join(', ')})`, 'OVERWRITE_OR_IGNORE');
-  } else {
-    mkdirSync(tableDir, { recursive: true, mode: 0o700 });
-    target = join(tableDir, `${table}.${EXTENSIONS[format]}`);
-  }
-  const params = plan.filtered && since ? [since.toISOString()] : [];
-  const reader = await db.connection.runAndReadAll(
-    `COPY (${select}) TO ${sqlString(target)} (${options.join(', ')})`,
-    params,
-  );
-  const row = reader.getRowsJS()[0] ?? [];
-  const rows = Number(row[0] ?? 0);
-  const files = Array.isArray(row[1]) ? (row[1] as unknown[]).map((f) => relative(stagingDir, String(f))) : [];
-  if (partitionBy) mkdirSync(tableDir, { recursive: true, mode: 0o700 }); // no rows: still a (empty) table directory
-  return { rows, files: files.sort() };
-}
-
-/** Where a table's rows get their space: its own column, or its conversation's, agent's or run's. */
-async function spaceSource(db: Database, table: string): Promise<'own' | 'conversation' | 'agent' | 'run'> {
-  const rows = await db.all<{ column_name: string }>(
-    `SELECT column_name FROM duckdb_columns()
-     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?`,
-    [table],
-  );
-  const columns = new Set(rows.map((r) => r.column_name));
-  if (columns.has('space')) return 'own';
-  if (columns.has('run_id')) return 'run';
-  if (columns.has('conversation_id')) return 'conversation';
-  if (columns.has('agent_id')) return 'agent';
-  throw new InvalidInputError(`table ${table} has no space to partition by: leave it out with --tables`);
-}
-
 /** The partition directory value (`2026-11-01`, `2026-11`) holding `date`. */
 function partitionValue(date: Date, kind: TimeUnit): string {
   return date.toISOString().slice(0, kind === 'day' ? 10 : 7);
-}
-
-/**
- * Moves a staged table into place: whole, or (incremental) partition by partition. An
- * incremental export owns every partition from `from` on: those it wrote replace the old
- * ones, and old ones it did not write (no rows any more) are removed.
- */
-function installTable(stagedDir: string, finalDir: string, merge: { kind: TimeUnit; from: string } | null): number {
-  if (!merge || !existsSync(finalDir)) {
-    const old = `${stagedDir}.old`;
-    if (existsSync(finalDir)) renameSync(finalDir, old);
-    renameSync(stagedDir, finalDir);
-    rmSync(old, { recursive: true, force: true });
-    return 0;
-  }
-  const written = new Set(readdirSync(stagedDir));
-  const prefix = `${merge.kind}=`;
-  for (const part of readdirSync(finalDir)) {
-    const value = part.startsWith(prefix) ? part.slice(prefix.length) : null;
-    const covered = value !== null && value !== NULL_PARTITION && value >= merge.from;
-    if (covered || written.has(part)) rmSync(join(finalDir, part), { recursive: true, force: true });
-  }
-  for (const part of written) renameSync(join(stagedDir, part), join(finalDir, part));
-  rmSync(stagedDir, { recursive: true, force: true });
-  return readdirSync(finalDir).filter((p) => !written.has(p)).length;
-}
-
-/**
- * A space-partitioned table: each `space=<slug>/` this export covers is installed as installTable
- * does for a whole table (a covered space without rows now loses what it had in the range
- * written); the directories of other spaces (another machine's, or left out by --space) are kept.
- */
-function installSpaces(stagedDir: string, finalDir: string, merge: { kind: TimeUnit; from: string } | null, covered: readonly string[]): number {
-  mkdirSync(finalDir, { recursive: true, mode: 0o700 });
-  mkdirSync(stagedDir, { recursive: true, mode: 0o700 });
-  const written = readdirSync(stagedDir);
-  let kept = 0;
-  for (const dirName of new Set([...written, ...covered])) {
-    const staged = join(stagedDir, dirName);
-    const final = join(finalDir, dirName);
-    if (!written.includes(dirName)) {
-      if (!existsSync(final)) continue;
-      if (!merge) {
-        rmSync(final, { recursive: true, force: true });
-        continue;
-      }
-      mkdirSync(staged, { mode: 0o700 }); // nothing written: the range is emptied, the rest kept
-    }
-    kept += installTable(staged, final, merge);
-  }
-  rmSync(stagedDir, { recursive: true, force: true });
-  return kept;
-}
-
-/**
- * The source range of every partition now in `finalDir`: those just written (`files`) with
- * this export's time; kept ones as the earlier manifest recorded them (or, from a version 1
- * manifest, from their name).
- */
-function partitionSources(
-  finalDir: string,
-  kind: TimeUnit,
-  spaces: boolean,
-  files: readonly string[],
-  exportedAt: string,
-  previous: { exported_at: string; partitions?: Record<string, ManifestPartition> } | undefined,
-): Record<string, ManifestPartition> {
-  // `day=…`, or `space=…/day=…`: the directories between the table's and the file
-  const written = new Set(files.map((f) => f.split('/').slice(1, -1).join('/')));
-  const parts = spaces
-    ? readdirSync(finalDir).flatMap((s) => (isDirectory(join(finalDir, s)) ? readdirSync(join(finalDir, s)).map((p) => `${s}/${p}`) : []))
-    : readdirSync(finalDir);
-  const sources: Record<string, ManifestPartition> = {};
-  for (const part of parts.sort()) {
-    const name = part.split('/').pop()!;
-    const range = written.has(part)
-      ? partitionRange(name, kind, exportedAt)
-      : (previous?.partitions?.[part] ?? partitionRange(name, kind, previous?.exported_at ?? null));
-    if (range) sources[part] = range;
-  }
-  return sources;
-}
-
-function isDirectory(path: string): boolean {
-  return existsSync(path) && statSync(path).isDirectory();
 }
 
 /** The earlier of two lower bounds, where null means "from the beginning". */
@@ -381,7 +169,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
     mkdirSync(stagingDir, { mode: 0o700 });
     try {
       // Partitioned by space, every table is (the others by space alone); by time, the conversation tables only.
-      const plans: Plan[] = tables.map((table) => {
+      const plans: TablePlan[] = tables.map((table) => {
         const conversational = CONVERSATION_TABLES.includes(table);
         const partition = conversational ? partitionBy : bySpace(partitionBy) ? 'space' : null;
         return { table, partitionBy: partition, filtered: conversational && since !== null };

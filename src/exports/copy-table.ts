@@ -1,0 +1,121 @@
+// One table COPY'd by DuckDB into the export's staging directory: the SELECT (JSON columns as
+// text, CSV timestamps as ISO strings, the partition columns and the joins that give a row its
+// space or its conversation's start), the COPY options, and the files DuckDB reports writing.
+
+import { mkdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { InvalidInputError } from '../shared/errors.js';
+import { isoUtcSql } from '../shared/time.js';
+import type { Database } from '../store/database.js';
+import { DERIVED_CONVERSATION_TABLES } from '../store/schema.js';
+import type { PublicTable } from './export.js';
+import { bySpace, timeUnitOf, type ExportFormat, type PartitionKind } from './manifest.js';
+
+/** Tables whose rows belong to a conversation: filtered by --since and partitioned. */
+export const CONVERSATION_TABLES: readonly string[] = DERIVED_CONVERSATION_TABLES;
+
+/** How one table is exported. */
+export interface TablePlan {
+  table: PublicTable;
+  partitionBy: PartitionKind | null;
+  filtered: boolean;
+}
+
+const EXTENSIONS: Record<ExportFormat, string> = { parquet: 'parquet', csv: 'csv' };
+
+function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** The table's columns whose type is `type`, or starts with it (`TIMESTAMP` matches both kinds). */
+async function columnsOfType(db: Database, table: string, type: string): Promise<string[]> {
+  const rows = await db.all<{ column_name: string }>(
+    `SELECT column_name FROM duckdb_columns()
+     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? AND starts_with(data_type, ?)
+     ORDER BY column_index`,
+    [table, type],
+  );
+  return rows.map((r) => r.column_name);
+}
+
+/** Writes `plan.table` under `stagingDir`; its rows, and its files relative to `stagingDir`. */
+export async function copyTable(
+  db: Database,
+  plan: TablePlan,
+  stagingDir: string,
+  format: ExportFormat,
+  since: Date | null,
+): Promise<{ rows: number; files: string[] }> {
+  const { table, partitionBy } = plan;
+  const unit = timeUnitOf(partitionBy);
+  const isChild = CONVERSATION_TABLES.includes(table) && table !== 'conversations';
+  // a table without a space column is partitioned by its parent's space (space-scope.ts's rule)
+  const space = bySpace(partitionBy) ? await spaceSource(db, table) : null;
+  const needsJoin = isChild && (unit !== null || plan.filtered || space === 'conversation');
+  const startedAt = isChild ? 'c.started_at' : 't.started_at';
+  // JSON columns go out as plain strings: every reader understands a UTF-8 string column,
+  // not every one the Parquet JSON annotation.
+  const replaced = (await columnsOfType(db, table, 'JSON')).map((c) => `t."${c}"::VARCHAR AS "${c}"`);
+  if (format === 'csv') {
+    // CSV timestamps as every text output prints them (Parquet keeps its native types). The
+    // session is UTC, so a TIMESTAMP without zone is read as UTC.
+    for (const c of await columnsOfType(db, table, 'TIMESTAMP')) {
+      replaced.push(`${isoUtcSql(`t."${c}"::TIMESTAMPTZ`)} AS "${c}"`);
+    }
+  }
+  const star = replaced.length > 0 ? `t.* REPLACE (${replaced.join(', ')})` : 't.*';
+  const spaceExpr = { own: '', conversation: ', c.space AS space', agent: ', a.space AS space', run: ', r.space AS space' };
+  const partitionExpr =
+    (space ? spaceExpr[space] : '') +
+    (unit === 'day'
+      ? `, strftime(${startedAt}, '%Y-%m-%d') AS day`
+      : unit === 'month'
+        ? `, strftime(${startedAt}, '%Y-%m') AS month`
+        : '');
+  const select =
+    `SELECT ${star}${partitionExpr} FROM ${table} t` +
+    (needsJoin ? ` LEFT JOIN conversations c ON c.id = t.conversation_id` : '') +
+    (space === 'agent' ? ` LEFT JOIN agents a ON a.id = t.agent_id` : '') +
+    (space === 'run' ? ` LEFT JOIN sync_runs r ON r.run_id = t.run_id` : '') +
+    (plan.filtered ? ` WHERE ${startedAt} >= ?::TIMESTAMPTZ` : '');
+  const partitionColumns = [...(space ? ['space'] : []), ...(unit ? [unit] : [])];
+
+  const tableDir = join(stagingDir, table);
+  const options = [
+    format === 'parquet' ? 'FORMAT parquet' : 'FORMAT csv, HEADER',
+    'RETURN_FILES',
+  ];
+  let target: string;
+  if (partitionBy) {
+    target = tableDir;
+    options.push(`PARTITION_BY (${partitionColumns.join(', ')})`, 'OVERWRITE_OR_IGNORE');
+  } else {
+    mkdirSync(tableDir, { recursive: true, mode: 0o700 });
+    target = join(tableDir, `${table}.${EXTENSIONS[format]}`);
+  }
+  const params = plan.filtered && since ? [since.toISOString()] : [];
+  const reader = await db.connection.runAndReadAll(
+    `COPY (${select}) TO ${sqlString(target)} (${options.join(', ')})`,
+    params,
+  );
+  const row = reader.getRowsJS()[0] ?? [];
+  const rows = Number(row[0] ?? 0);
+  const files = Array.isArray(row[1]) ? (row[1] as unknown[]).map((f) => relative(stagingDir, String(f))) : [];
+  if (partitionBy) mkdirSync(tableDir, { recursive: true, mode: 0o700 }); // no rows: still a (empty) table directory
+  return { rows, files: files.sort() };
+}
+
+/** Where a table's rows get their space: its own column, or its conversation's, agent's or run's. */
+async function spaceSource(db: Database, table: string): Promise<'own' | 'conversation' | 'agent' | 'run'> {
+  const rows = await db.all<{ column_name: string }>(
+    `SELECT column_name FROM duckdb_columns()
+     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?`,
+    [table],
+  );
+  const columns = new Set(rows.map((r) => r.column_name));
+  if (columns.has('space')) return 'own';
+  if (columns.has('run_id')) return 'run';
+  if (columns.has('conversation_id')) return 'conversation';
+  if (columns.has('agent_id')) return 'agent';
+  throw new InvalidInputError(`table ${table} has no space to partition by: leave it out with --tables`);
+}
