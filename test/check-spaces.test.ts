@@ -66,7 +66,7 @@ describe('check --config: every space of the file', () => {
     const sims = await threeSpaces([undefined, { revokeKeyAfter: 0 }]);
     const { config, env } = job(sims, [null, null, null]);
     const r = await runCli(['check'], env);
-    expect(r.code, r.stderr).toBe(3);
+    expect(r.code, r.stderr + r.stdout).toBe(3);
     expect(r.stderr.trimEnd().split('\n')).toEqual([
       `convoduck: space ${sims[1]!.space}: the API refused its key (401 unauthenticated): check environment variable SPACE_1_KEY (config ${config} line 8)`,
     ]);
@@ -90,7 +90,7 @@ describe('check --config: every space of the file', () => {
 
     const before = sims.map((s) => own(s).length);
     const json = await runCli(['check', '--json'], env);
-    expect(json.code, json.stderr).toBe(3);
+    expect(json.code, json.stderr + json.stdout).toBe(3);
     const out = JSON.parse(json.stdout) as JsonSpaces;
     expect(out).toMatchObject({ syncWouldWork: false, outcome: 'refused', exitCode: 3 });
     expect(out.spaces.map((s) => [s.space, s.outcome])).toEqual([
@@ -108,7 +108,7 @@ describe('check --config: every space of the file', () => {
     // without a slug in the file, the refused space is named as the file names it
     const unnamed = job(sims);
     const label = await runCli(['check'], unnamed.env);
-    expect(label.code, label.stderr).toBe(3);
+    expect(label.code, label.stderr + label.stdout).toBe(3);
     expect([...blocks(label).keys()]).toEqual([`space ${sims[0]!.space}`, '[[space]] #2 (line 5)', `space ${sims[2]!.space}`]);
     expect(label.stderr.trimEnd().split('\n')).toEqual([
       `convoduck: [[space]] #2 (line 5): the API refused its key (401 unauthenticated): check environment variable SPACE_1_KEY (config ${unnamed.config} line 7)`,
@@ -118,7 +118,7 @@ describe('check --config: every space of the file', () => {
   it('the worst space decides: one that does not add up exits 1; a slug the key does not belong to is a failed finding', async () => {
     const sims = await threeSpaces([undefined, { hiddenFromLists: 5 }]);
     const r = await runCli(['check', '--json'], job(sims).env);
-    expect(r.code, r.stderr).toBe(1);
+    expect(r.code, r.stderr + r.stdout).toBe(1);
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout) as JsonSpaces;
     expect(out).toMatchObject({ syncWouldWork: false, outcome: 'fails', exitCode: 1 });
@@ -126,7 +126,7 @@ describe('check --config: every space of the file', () => {
     expect(out.spaces[1]!.findings.find((f) => f.name === 'first-page')!.status).toBe('fail');
 
     const wrong = await runCli(['check'], job(sims.slice(0, 1), ['acme-prod']).env);
-    expect(wrong.code, wrong.stderr).toBe(1);
+    expect(wrong.code, wrong.stderr + wrong.stdout).toBe(1);
     const mismatch = blocks(wrong).get(`space ${sims[0]!.space}`)!;
     expect(mismatch[0]).toBe(
       `fail  key accepted, but it belongs to space "${sims[0]!.space}", not "acme-prod" as the config says: fix the slug (or the key); a sync would stop before storing anything`,
@@ -146,7 +146,7 @@ describe('check --config: every space of the file', () => {
     for (const sim of sims) expect(own(sim)).toHaveLength(0);
 
     const two = await runCli(['check', '--space', sims[2]!.space, '--space', sims[0]!.space], named.env);
-    expect(two.code, two.stderr).toBe(0);
+    expect(two.code, two.stderr + two.stdout).toBe(0);
     expect([...blocks(two).keys()]).toEqual([`space ${sims[0]!.space}`, `space ${sims[2]!.space}`]);
     expect(own(sims[1]!)).toHaveLength(0);
 
@@ -154,7 +154,7 @@ describe('check --config: every space of the file', () => {
     const unnamed = job(sims);
     const asked = sims.map((s) => own(s).length);
     const one = await runCli(['check', '--space', sims[1]!.space], unnamed.env);
-    expect(one.code, one.stderr).toBe(0);
+    expect(one.code, one.stderr + one.stdout).toBe(0);
     expect([...blocks(one).keys()]).toEqual([`space ${sims[1]!.space}`]);
     expect(own(sims[0]!).length - asked[0]!).toBe(1);
     expect(own(sims[2]!).length - asked[2]!).toBe(1);
@@ -166,7 +166,7 @@ describe('check --config: every space of the file', () => {
     // a key refused before its space was named may be the one asked for: it is shown, not called unknown
     sims[1]!.setOptions({ revokeKeyAfter: 0 });
     const hidden = await runCli(['check', '--space', sims[1]!.space], unnamed.env);
-    expect(hidden.code, hidden.stderr).toBe(3);
+    expect(hidden.code, hidden.stderr + hidden.stdout).toBe(3);
     expect([...blocks(hidden).keys()]).toEqual(['[[space]] #2 (line 5)']);
     expect(hidden.stderr).toMatch(/^convoduck: \[\[space\]\] #2 \(line 5\): the API refused its key/);
   }, 60_000);
@@ -175,10 +175,10 @@ describe('check --config: every space of the file', () => {
     const sim = await simulator({ seed: SEEDS[0], conversations: 60 });
     const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey };
     const plain = await runCli(['check'], env);
-    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.code, plain.stderr + plain.stdout).toBe(0);
     expect(plain.stdout).toMatch(/^ok {4}key accepted/);
     const chosen = await runCli(['check', '--space', sim.space], env);
-    expect(chosen.code, chosen.stderr).toBe(0);
+    expect(chosen.code, chosen.stderr + chosen.stdout).toBe(0);
     // the same lines, but for what the first check left of the key's budget
     const budgetless = (out: string) => out.split('\n').filter((l) => !l.startsWith('ok    rate limit:'));
     expect(budgetless(chosen.stdout)).toEqual(budgetless(plain.stdout));
