@@ -38,10 +38,8 @@ async function main(): Promise<void> {
   const now = new Date();
   for (let i = 0; i < o.count; i++) {
     const seed = (o.seedBase ?? 5000) + i;
-    // The simulator draws its slug from a few dozen company names: 100 spaces need 100 slugs, so
-    // each dataset's space is renamed before it is served.
-    const dataset = generateDataset({ seed, conversations: o.conversations, now });
-    (dataset.space as { slug: string }).slug = `space-${String(i + 1).padStart(3, '0')}`;
+    // The simulator draws its slug from a few dozen company names: 100 spaces need 100 slugs.
+    const dataset = generateDataset({ seed, conversations: o.conversations, now, spaceSlug: `space-${String(i + 1).padStart(3, '0')}` });
     const counts = new RequestCounts(true);
     sims.push(
       await startSimulator({

@@ -39,6 +39,8 @@ export interface GenerateOptions {
   exoticValues?: boolean;
   /** conversations start at a millisecond inside their second (all their times carry it) */
   subSecond?: boolean;
+  /** the space's slug instead of the one drawn from the seed */
+  spaceSlug?: string;
 }
 
 export class Dataset {
@@ -75,7 +77,7 @@ export class Dataset {
     if (!(opts.conversations >= 0)) throw new Error('generateDataset: conversations must be >= 0');
 
     const nowMs = this.now.getTime();
-    const setup = setUpSpace(this.seed, nowMs, this.days);
+    const setup = setUpSpace(this.seed, nowMs, this.days, opts.spaceSlug);
     this.space = setup.space;
     this.agents = setup.agents;
     this.tools = setup.tools;

@@ -47,11 +47,13 @@ export interface SpaceSetup {
   eligibleAfter: (readonly [AgentRt, number])[];
 }
 
-export function setUpSpace(seed: number, nowMs: number, days: number): SpaceSetup {
+/** `slugOverride`: the space's slug instead of the one drawn from the seed (many simulated spaces need distinct ones). */
+export function setUpSpace(seed: number, nowMs: number, days: number, slugOverride?: string): SpaceSetup {
   const rng = new Rng(hashSeed(seed, 0xca7a));
   const [companySlug, companyName] = rng.pick(COMPANIES);
   const domain = `${companySlug}.example`;
-  const slug = `${companySlug}-${rng.pick(SLUG_SUFFIXES)}`;
+  const drawn = `${companySlug}-${rng.pick(SLUG_SUFFIXES)}`;
+  const slug = slugOverride ?? drawn;
   const space: Space = {
     slug,
     name: `${companyName} ${slug.split('-')[1]!.replace(/^./, (c) => c.toUpperCase())}`,
