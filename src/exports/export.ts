@@ -11,7 +11,8 @@
 // Nothing outside what an export rewrites is ever removed: a run that would mix layouts or
 // shrink an earlier file is refused before the directory is touched (layout.ts).
 
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createOutputDir } from '../shared/output-dir.js';
 import { InvalidInputError } from '../shared/errors.js';
@@ -164,7 +165,8 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
       conversationTables: CONVERSATION_TABLES,
       since,
     });
-    const stagingDir = join(outDir, `${STAGING_PREFIX}${process.pid}`);
+    // The host in the name: machines sharing OUT (docs/scale-out.md) may run exports with the same pid.
+    const stagingDir = join(outDir, `${STAGING_PREFIX}${hostname()}-${process.pid}`);
     rmSync(stagingDir, { recursive: true, force: true });
     mkdirSync(stagingDir, { mode: 0o700 });
     try {
@@ -239,9 +241,11 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         results.push(result);
         options.onTable?.(result);
       }
-      const manifestPath = join(outDir, MANIFEST_FILE);
-      writeFileSync(manifestPath, JSON.stringify(nextManifest, null, 2) + '\n', { mode: 0o600 });
-      chmodSync(manifestPath, 0o600);
+      // Written beside, then renamed: another machine's export reading it meanwhile sees a whole file.
+      const written = join(stagingDir, MANIFEST_FILE);
+      writeFileSync(written, JSON.stringify(nextManifest, null, 2) + '\n', { mode: 0o600 });
+      chmodSync(written, 0o600);
+      renameSync(written, join(outDir, MANIFEST_FILE));
       return {
         outDir,
         format,
