@@ -337,8 +337,8 @@ describe('each key at its own limit', () => {
     console.log(`each key's share of its limit while all three ran: ${shares.map((s) => s.toFixed(3)).join(', ')} (per window: ${windows.map((w) => w.join(',')).join(' | ')})`);
     sims.forEach((sim, i) => {
       expect(shares[i], `${sim.space} per window: ${windows[i]!.join(', ')}`).toBeGreaterThanOrEqual(0.8);
-      // no key starved while the others ran
-      for (const n of windows[i]!) expect(n, `${sim.space} per window: ${windows[i]!.join(', ')}`).toBeGreaterThanOrEqual(0.6 * LIMIT);
+      // no key starved while the others ran (a shared budget would hold every window to a third)
+      for (const n of windows[i]!) expect(n, `${sim.space} per window: ${windows[i]!.join(', ')}`).toBeGreaterThanOrEqual(0.5 * LIMIT);
       expect(own(sim).filter((r) => r.status === 429).length, sim.space).toBeLessThanOrEqual(1);
     });
   }, 90_000);
