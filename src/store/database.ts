@@ -33,8 +33,8 @@ export interface OpenOptions {
 
 /**
  * What the crawl's writer lets DuckDB hold: its batches need little, and what it scans streams
- * through (a sync adding 2,000 conversations to 1,000,000 stored: 258 MB peak; uncapped, over
- * 500 MB). 32 MB is too little for a batch's transaction. `rebuild` gets no cap: its one
+ * through (a sync adding 2,000 conversations to 1,000,000 stored: 234 MB peak, its id lookups
+ * under SCAN_MEMORY_LIMIT; uncapped, over 500 MB). 32 MB is too little for a batch's transaction. `rebuild` gets no cap: its one
  * transaction over every table needs more.
  */
 export const WRITER_MEMORY_LIMIT = '64MB';
