@@ -39,14 +39,6 @@ export interface OpenOptions {
  */
 export const WRITER_MEMORY_LIMIT = '64MB';
 
-/**
- * What a capped writer lets DuckDB hold while it scans stored columns to find a batch's ids
- * (Database.scanning). Every block a scan reads stays cached up to the cap, though a write reads
- * each once: at 1,000,000 conversations the id columns of the three tables a write looks up are
- * ~100 MB, so without this every write filled the whole 64 MB, and a sync's peak grew with the file.
- */
-export const SCAN_MEMORY_LIMIT = '16MB';
-
 /** Rows per row group in files convoduck writes (DuckDB's default is 122,880): see openWritable. */
 const WRITE_ROW_GROUP_SIZE = 16_384;
 
@@ -85,8 +77,6 @@ export class Database {
     readonly path: string,
     private readonly instance: DuckDBInstance,
     readonly connection: DuckDBConnection,
-    /** the cap the file was opened with (OpenOptions.memoryLimit) */
-    private readonly memoryLimit: string | undefined,
   ) {}
 
   static async open(path: string, options: OpenOptions = {}): Promise<Database> {
@@ -128,7 +118,7 @@ export class Database {
         }
         throw new StoreError(`cannot open database ${path}: ${firstLine(message)}`);
       }
-      const db = new Database(path, opened.instance, opened.connection, readOnly ? undefined : memoryLimit);
+      const db = new Database(path, opened.instance, opened.connection);
       try {
         await db.run(`SET TimeZone = 'UTC'`);
         if (!readOnly) await db.migrate();
@@ -181,30 +171,8 @@ export class Database {
       return result;
     } catch (err) {
       await this.connection.run('ROLLBACK').catch(() => undefined);
-      // a failed statement inside `scanning` leaves the scan cap: the opening's own comes back
-      await this.restoreMemoryLimit().catch(() => undefined);
       throw err;
     }
-  }
-
-  /**
-   * Runs `work`, statements that scan stored columns and keep little (deletes and lookups by id),
-   * under SCAN_MEMORY_LIMIT when the file was opened with a cap: the blocks they read are evicted
-   * as they go instead of filling the opening's cap. Uncapped openings run `work` as it is.
-   */
-  async scanning<T>(work: () => Promise<T>): Promise<T> {
-    if (this.memoryLimit === undefined) return work();
-    await this.run(`SET memory_limit = ${sqlString(SCAN_MEMORY_LIMIT)}`);
-    try {
-      return await work();
-    } finally {
-      // (fails only inside a failed transaction, whose rollback restores it: see transaction)
-      await this.restoreMemoryLimit().catch(() => undefined);
-    }
-  }
-
-  private async restoreMemoryLimit(): Promise<void> {
-    if (this.memoryLimit !== undefined) await this.run(`SET memory_limit = ${sqlString(this.memoryLimit)}`);
   }
 
   close(): void {

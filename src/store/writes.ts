@@ -58,45 +58,29 @@ function lastPerId<T extends { id: string }>(items: readonly T[]): T[] {
 
 /**
  * The stored side of a batch's conversations rows (its list entries, or its usable details) into
- * a temp table, without bodies: the small columns of the batch's ids. A scan of the stored ids
- * (the tables have no index, see schema.ts): run it inside db.scanning.
+ * a temp table, read cheaply: the small columns of the batch's ids, and the body only of the few
+ * ids whose stored side wins (`wins`: a query of ids over _batch_listed l and _batch_details d).
+ * The tables have no index (see schema.ts): reading bodies by id decompresses whole vectors of
+ * them, a cost that would grow with the database at every batch.
  */
-async function readStoredKeys(
+async function readStoredSide(
   db: Database,
   into: '_batch_listed' | '_batch_details',
-  stored: StoredSide,
+  stored: { table: string; columns: string; where: string },
   ids: readonly string[],
+  wins: string,
 ): Promise<void> {
-  await db.run(
-    `CREATE OR REPLACE TEMP TABLE ${into} AS SELECT ${stored.columns}, NULL::JSON AS body FROM ${stored.table} WHERE ${stored.where} AND ${inIds(ids, 'id')}`,
-    idParams(ids),
-  );
-}
-
-/**
- * The body of the few ids whose stored side wins (`wins`: a query of ids over _batch_listed l
- * and _batch_details d) into the temp table readStoredKeys made: reading bodies by id decompresses
- * whole vectors of them, a cost that would grow with the database at every batch.
- */
-async function readWinningBodies(db: Database, into: '_batch_listed' | '_batch_details', stored: StoredSide, wins: string): Promise<void> {
+  const from = `${stored.table} WHERE ${stored.where} AND`;
+  await db.run(`CREATE OR REPLACE TEMP TABLE ${into} AS SELECT ${stored.columns}, NULL::JSON AS body FROM ${from} ${inIds(ids, 'id')}`, idParams(ids));
   const needed = (await db.all<{ id: string }>(wins)).map((r) => r.id);
   if (needed.length === 0) return;
   await db.run(
     `UPDATE ${into} SET body = stored.body
-     FROM (SELECT id, body FROM ${stored.table} WHERE ${stored.where} AND ${inIds(needed, 'id')}) stored
+     FROM (SELECT id, body FROM ${from} ${inIds(needed, 'id')}) stored
      WHERE ${into}.id = stored.id`,
     idParams(needed),
   );
 }
-
-interface StoredSide {
-  table: string;
-  columns: string;
-  where: string;
-}
-
-const STORED_DETAILS: StoredSide = { table: 'raw_conversations', columns: 'id, space, fetched_at', where: 'invalid_reason IS NULL' };
-const STORED_LISTED: StoredSide = { table: 'raw_listed_conversations', columns: 'id, space, listed_at', where: 'true' };
 
 export async function saveListPage(
   db: Database,
@@ -114,25 +98,27 @@ export async function saveListPage(
   );
   const ids = page.map((e) => e.id);
   await db.transaction(async () => {
-    // The scans of the stored ids first, all of them under the scan cap (see Database.scanning).
-    await db.scanning(async () => {
-      await db.run(`DELETE FROM raw_listed_conversations WHERE ${inIds(ids, 'id')}`, idParams(ids));
-      await readStoredKeys(db, '_batch_details', STORED_DETAILS, ids);
-      await db.run(`DELETE FROM conversations WHERE ${inIds(ids, 'id')}`, idParams(ids));
-    });
+    await db.run(`DELETE FROM raw_listed_conversations WHERE ${inIds(ids, 'id')}`, idParams(ids));
     await db.run(
       `CREATE OR REPLACE TEMP TABLE _batch_listed AS SELECT id, ?::VARCHAR AS space, ?::TIMESTAMPTZ AS listed_at, body::JSON AS body FROM _listed`,
       [space, listedAt.toISOString()],
     );
     await db.run(`INSERT INTO raw_listed_conversations SELECT id, space, listed_at, body FROM _batch_listed`);
     // A stored detail wins over the page only when it was fetched at or after this listing.
-    await readWinningBodies(db, '_batch_details', STORED_DETAILS, `SELECT d.id FROM _batch_details d LEFT JOIN _batch_listed l USING (id) WHERE NOT ${LISTED_WINS}`);
-    await insertBatchConversationRows(db);
+    await readStoredSide(
+      db,
+      '_batch_details',
+      { table: 'raw_conversations', columns: 'id, space, fetched_at', where: 'invalid_reason IS NULL' },
+      ids,
+      `SELECT d.id FROM _batch_details d LEFT JOIN _batch_listed l USING (id) WHERE NOT ${LISTED_WINS}`,
+    );
+    await replaceConversationRows(db, ids);
   });
 }
 
-/** Derives the batch's conversations rows (the caller deleted the old ones) from _batch_listed and _batch_details. */
-async function insertBatchConversationRows(db: Database): Promise<void> {
+/** Deletes the batch's conversations rows and derives them again from _batch_listed and _batch_details. */
+async function replaceConversationRows(db: Database, ids: readonly string[]): Promise<void> {
+  await db.run(`DELETE FROM conversations WHERE ${inIds(ids, 'id')}`, idParams(ids));
   await insertConversationRows(db, { listed: 'SELECT * FROM _batch_listed', details: 'SELECT * FROM _batch_details' });
 }
 
@@ -172,17 +158,7 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
   const ids = all.map((d) => d.id);
   await db.transaction(async () => {
     if (all.length > 0) {
-      // The scans of the stored ids first, all of them under the scan cap (see Database.scanning).
-      await db.scanning(async () => {
-        const replaced = await db.all(`DELETE FROM raw_conversations WHERE ${inIds(ids, 'id')} RETURNING id`, idParams(ids));
-        await readStoredKeys(db, '_batch_listed', STORED_LISTED, ids);
-        await db.run(`DELETE FROM conversations WHERE ${inIds(ids, 'id')}`, idParams(ids));
-        // A detail fetched for the first time has no child rows to replace: the delete (a scan of
-        // every stored turn) only runs when the batch holds a conversation fetched before.
-        if (replaced.length > 0) {
-          for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table} WHERE ${inIds(ids, 'conversation_id')}`, idParams(ids));
-        }
-      });
+      const replaced = await db.all(`DELETE FROM raw_conversations WHERE ${inIds(ids, 'id')} RETURNING id`, idParams(ids));
       await db.run(
         `INSERT INTO raw_conversations
          SELECT id, space, fetched_at, body, invalid_reason, ${DETAIL_IS_FINAL}
@@ -194,8 +170,19 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
          WHERE invalid_reason IS NULL`,
       );
       // The stored list entry wins only where no usable detail came, or it was listed after the fetch.
-      await readWinningBodies(db, '_batch_listed', STORED_LISTED, `SELECT l.id FROM _batch_listed l LEFT JOIN _batch_details d USING (id) WHERE ${LISTED_WINS}`);
-      await insertBatchConversationRows(db);
+      await readStoredSide(
+        db,
+        '_batch_listed',
+        { table: 'raw_listed_conversations', columns: 'id, space, listed_at', where: 'true' },
+        ids,
+        `SELECT l.id FROM _batch_listed l LEFT JOIN _batch_details d USING (id) WHERE ${LISTED_WINS}`,
+      );
+      await replaceConversationRows(db, ids);
+      // A detail fetched for the first time has no child rows to replace: the delete (a scan of
+      // every stored turn) only runs when the batch holds a conversation fetched before.
+      if (replaced.length > 0) {
+        for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table} WHERE ${inIds(ids, 'conversation_id')}`, idParams(ids));
+      }
       await insertChildRows(db, 'SELECT id, body FROM _batch_details');
     }
     for (const b of batches) {
