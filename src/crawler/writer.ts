@@ -15,6 +15,12 @@ const JOBS_PER_OPENING = 256;
 const DETAILS_PER_OPENING = 1_000;
 
 /**
+ * Details per transaction: each transaction's rows stay in DuckDB's memory until it commits, and
+ * under the writer's cap one of 300 to 1,000 details (~5 KB bodies) ran out of memory.
+ */
+const DETAILS_PER_TRANSACTION = 150;
+
+/**
  * When jobs were already waiting as an opening closed (many keys flushing a few details each),
  * the next opening waits up to HOT_GAP_MS for HOT_DETAILS details to join it: at 100 keys,
  * back-to-back openings of ~15 details cost 81 s of CPU for 5,000 details (69 s with the gap),
@@ -130,22 +136,43 @@ export class BatchWriter {
     }
   }
 
-  /** The flushes in one transaction; when that fails, each in its own (one bad flush fails only its own crawl). */
+  /**
+   * The flushes in transactions of up to DETAILS_PER_TRANSACTION details; when one fails, each of
+   * its flushes in its own (one bad flush fails only its own crawl).
+   */
   private async saveFlushes(db: Database, flushes: Extract<Job, { kind: 'details' }>[]): Promise<void> {
-    if (flushes.length > 1) {
-      try {
-        await saveDetailBatches(
-          db,
-          flushes.map((f) => f.batch),
-        );
-        for (const f of flushes) f.done(undefined);
-        return;
-      } catch {
-        // each alone, below
+    for (const group of transactions(flushes)) {
+      if (group.length > 1) {
+        try {
+          await saveDetailBatches(
+            db,
+            group.map((f) => f.batch),
+          );
+          for (const f of group) f.done(undefined);
+          continue;
+        } catch {
+          // each alone, below
+        }
       }
+      for (const f of group) await run(f, () => saveDetailBatches(db, [f.batch]));
     }
-    for (const f of flushes) await run(f, () => saveDetailBatches(db, [f.batch]));
   }
+}
+
+/** Consecutive flushes grouped up to DETAILS_PER_TRANSACTION details (a larger flush alone). */
+function transactions<F extends { batch: DetailBatch }>(flushes: F[]): F[][] {
+  const groups: F[][] = [];
+  let size = Infinity;
+  for (const f of flushes) {
+    const n = f.batch.details.length;
+    if (size + n > DETAILS_PER_TRANSACTION) {
+      groups.push([]);
+      size = 0;
+    }
+    groups.at(-1)!.push(f);
+    size += n;
+  }
+  return groups;
 }
 
 async function run(job: Job, work: () => Promise<unknown>): Promise<void> {
