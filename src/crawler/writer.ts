@@ -1,6 +1,6 @@
 // Serialises the crawl's writes. The file is opened only while there is something to write,
 // then closed, so `query` and `report` can read between batches; jobs that queue up while a
-// write runs share the next opening, and the details flushes among them share one transaction.
+// write runs share the next opening, and the details flushes among them share its transactions.
 
 import { Database, WRITER_MEMORY_LIMIT } from '../store/database.js';
 import { saveDetailBatches, type DetailBatch } from '../store/writes.js';
@@ -9,9 +9,10 @@ import { saveDetailBatches, type DetailBatch } from '../store/writes.js';
  * How much one opening of the file takes from the queue: up to this many jobs, and details
  * flushes up to DETAILS_PER_OPENING details. DuckDB's memory is capped (WRITER_MEMORY_LIMIT), so
  * what bounds an opening is how long readers wait for the file. Opening, checkpointing and
- * closing cost ~120 ms whatever the opening holds, so an opening takes what 100 keys queue.
+ * closing cost ~120 ms whatever the opening holds: with 100 keys each flushing a few details
+ * every 2 s, four jobs per opening kept the writer busy 80% of the time.
  */
-const JOBS_PER_OPENING = 256;
+const JOBS_PER_OPENING = 64;
 const DETAILS_PER_OPENING = 1_000;
 
 /**
@@ -19,15 +20,6 @@ const DETAILS_PER_OPENING = 1_000;
  * under the writer's cap one of 300 to 1,000 details (~5 KB bodies) ran out of memory.
  */
 const DETAILS_PER_TRANSACTION = 150;
-
-/**
- * When jobs were already waiting as an opening closed (many keys flushing a few details each),
- * the next opening waits up to HOT_GAP_MS for HOT_DETAILS details to join it: at 100 keys,
- * back-to-back openings of ~15 details cost 81 s of CPU for 5,000 details (69 s with the gap),
- * and left readers no moment to take the file. A job meeting an idle writer opens it at once.
- */
-const HOT_GAP_MS = 1_000;
-const HOT_DETAILS = 100;
 
 type Done = (err: unknown, value?: unknown) => void;
 type Job =
@@ -37,7 +29,6 @@ type Job =
 export class BatchWriter {
   private queue: Job[] = [];
   private draining: Promise<void> | null = null;
-  private endGap: (() => void) | null = null;
 
   constructor(private readonly dbPath: string) {}
 
@@ -66,25 +57,7 @@ export class BatchWriter {
 
   private enqueue(job: Job): void {
     this.queue.push(job);
-    if (this.endGap && this.queuedDetails() >= HOT_DETAILS) this.endGap();
     this.kick();
-  }
-
-  private queuedDetails(): number {
-    return this.queue.reduce((n, j) => n + (j.kind === 'details' ? j.batch.details.length : 0), 0);
-  }
-
-  /** Resolves after HOT_GAP_MS, or as soon as HOT_DETAILS details are queued. */
-  private gap(): Promise<void> {
-    if (this.queuedDetails() >= HOT_DETAILS) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.endGap?.(), HOT_GAP_MS);
-      this.endGap = () => {
-        clearTimeout(timer);
-        this.endGap = null;
-        resolve();
-      };
-    });
   }
 
   private kick(): void {
@@ -110,8 +83,7 @@ export class BatchWriter {
   }
 
   private async drain(): Promise<void> {
-    for (let hot = false; this.queue.length > 0; hot = this.queue.length > 0) {
-      if (hot) await this.gap();
+    while (this.queue.length > 0) {
       const jobs = this.take();
       let db: Database;
       try {
