@@ -5,10 +5,10 @@ import { sync } from '../../crawler/sync.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { runQuery } from '../../exports/query.js';
 import { runReports } from '../../reports/index.js';
-import { writeHtmlReport } from '../../reports/html/index.js';
 import { startSimulator } from '../../simulator/index.js';
 import { parsePositiveInt } from '../parse.js';
 import { formatDuration, progressPrinter } from '../progress.js';
+import { loadHtmlReport } from './report-html.js';
 
 /** The demo's report.html covers this many days (the simulator holds 28). */
 const DEMO_PAGE_DAYS = 14;
@@ -78,7 +78,7 @@ export function registerDemo(program: Command): void {
         // The page covers the second half of the simulated history, so its tiles have a period to compare with.
         const now = sim.clock();
         const from = new Date(now.getTime() - DEMO_PAGE_DAYS * 86_400_000);
-        page = await writeHtmlReport({ dbPath, outDir, now, filters: { from: { instant: from } } });
+        page = await (await loadHtmlReport())({ dbPath, outDir, now, filters: { from: { instant: from } } });
         err.write(`report: ${relative(process.cwd(), page.path)} (last ${DEMO_PAGE_DAYS} days, compared with the ${DEMO_PAGE_DAYS} before)\n`);
       } finally {
         await sim.close();

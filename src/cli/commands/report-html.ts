@@ -2,8 +2,10 @@
 
 import { isAbsolute, relative } from 'node:path';
 import type { ReportFilters } from '../../reports/index.js';
-import { writeHtmlReport } from '../../reports/html/index.js';
 import { UsageError } from '../errors.js';
+
+/** Vega and Vega-Lite take about half a second to load: only a run that draws the page pays it. */
+export const loadHtmlReport = async () => (await import('../../reports/html/index.js')).writeHtmlReport;
 
 export interface HtmlCommandOptions {
   names: readonly string[];
@@ -27,7 +29,7 @@ export async function reportHtml(options: HtmlCommandOptions): Promise<void> {
       `--html writes one page from the reports it needs: leave out the report names (${options.names.join(', ')}), or drop --html`,
     );
   }
-  const result = await writeHtmlReport({
+  const result = await (await loadHtmlReport())({
     dbPath: options.dbPath,
     outDir: options.outDir,
     filters: options.filters,
