@@ -6,8 +6,8 @@
 import { checkServer, type CheckReport } from '../crawler/check.js';
 import { UnknownSpaceError } from '../crawler/spaces.js';
 import { printOneSpace, renderFinding, stepPrinter, toJson, useColor, type CheckFlags } from './commands/check.js';
-import { EXIT, UsageError } from './errors.js';
-import { resolveApiSettings, resolveConfigSpaces, type SpaceSettings } from './settings.js';
+import { EXIT } from './errors.js';
+import { resolveSpaces, type SpaceSettings } from './settings.js';
 
 interface Checked {
   settings: SpaceSettings;
@@ -15,7 +15,7 @@ interface Checked {
 }
 
 export async function checkSpacesCommand(flags: CheckFlags, configFile: string | null): Promise<void> {
-  const spaces = spacesOf(flags, configFile);
+  const spaces = resolveSpaces(flags, configFile);
   const only = (flags.space ?? []).length > 0 ? new Set(flags.space) : null;
   const configured = spaces.map((s) => s.slug).filter((s): s is string => s !== undefined);
   if (only !== null && spaces.every((s) => s.slug !== undefined)) refuseUnknown(only, configured);
@@ -71,18 +71,6 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
   process.exitCode = exitCode;
 }
 
-/** The spaces of the config file, or without one the key's space (`--space` then checks its slug). */
-function spacesOf(flags: CheckFlags, configFile: string | null): SpaceSettings[] {
-  if (configFile === null) {
-    const settings = resolveApiSettings(flags);
-    const keySource = flags.apiKeyFile ? `the key file ${flags.apiKeyFile}` : 'CONVODUCK_API_KEY';
-    return [{ ...settings, label: 'the key’s space', keySource }];
-  }
-  if (flags.baseUrl !== undefined || flags.apiKeyFile !== undefined || flags.apiKey !== undefined) {
-    throw new UsageError('--base-url and --api-key-file name one space: with a config file each [[space]] names its own — drop them');
-  }
-  return resolveConfigSpaces(configFile);
-}
 
 /** A refusal's advice names where the config took the key from, not the one-space settings. */
 function inConfigTerms(c: Checked): Checked {

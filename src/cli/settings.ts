@@ -98,6 +98,19 @@ export function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv 
   return value === undefined || value === '' ? null : value;
 }
 
+/** The spaces of the config file, or without one the key's space from the flags and environment. */
+export function resolveSpaces(flags: { baseUrl?: string; apiKeyFile?: string; apiKey?: string }, configFile: string | null): SpaceSettings[] {
+  if (configFile === null) {
+    const settings = resolveApiSettings(flags);
+    const keySource = flags.apiKeyFile ? `the key file ${flags.apiKeyFile}` : 'CONVODUCK_API_KEY';
+    return [{ ...settings, label: 'the key’s space', keySource }];
+  }
+  if (flags.baseUrl !== undefined || flags.apiKeyFile !== undefined || flags.apiKey !== undefined) {
+    throw new UsageError('--base-url and --api-key-file name one space: with a config file each [[space]] names its own — drop them');
+  }
+  return resolveConfigSpaces(configFile);
+}
+
 /** Reads the config file and each space's key (from its environment variable or key file). */
 export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = process.env): SpaceSettings[] {
   let text: string;

@@ -8,8 +8,8 @@ import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } f
 import { preferSmallHeap } from '../shared/heap.js';
 import { resolveDbPath } from './config.js';
 import { describeListingGap, describeSummary, problemOf, type SyncFlags } from './commands/sync.js';
-import { CliError, EXIT, toCliError, UsageError } from './errors.js';
-import { resolveApiSettings, resolveConfigSpaces, type SpaceSettings } from './settings.js';
+import { CliError, EXIT, toCliError } from './errors.js';
+import { resolveSpaces, type SpaceSettings } from './settings.js';
 import { spacesProgressPrinter } from './spaces-progress.js';
 import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './sync-outcome.js';
 import { interruptible, parseRunFlags } from './sync-flags.js';
@@ -18,7 +18,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
   let keys: string[] = [];
   try {
     const run = parseRunFlags(flags, new Date());
-    const spaces = spacesOf(flags, configFile);
+    const spaces = resolveSpaces(flags, configFile);
     keys = spaces.map((s) => s.apiKey);
     const dbPath = resolveDbPath(flags.db);
     const targets: SpaceTarget[] = spaces.map((s) => ({
@@ -81,18 +81,6 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
   }
 }
 
-/** The spaces of the config file, or without one the key's space (`--space` then checks its slug). */
-function spacesOf(flags: SyncFlags & { apiKey?: string }, configFile: string | null): SpaceSettings[] {
-  if (configFile === null) {
-    const settings = resolveApiSettings(flags);
-    const keySource = flags.apiKeyFile ? `the key file ${flags.apiKeyFile}` : 'CONVODUCK_API_KEY';
-    return [{ ...settings, label: 'the key’s space', keySource }];
-  }
-  if (flags.baseUrl !== undefined || flags.apiKeyFile !== undefined || flags.apiKey !== undefined) {
-    throw new UsageError('--base-url and --api-key-file name one space: with a config file each [[space]] names its own — drop them');
-  }
-  return resolveConfigSpaces(configFile);
-}
 
 /** The one line a space that did not end well gets (null when it did). */
 function lineOf(o: SpaceOutcome, settings: SpaceSettings): string | null {
