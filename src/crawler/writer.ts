@@ -40,8 +40,8 @@ export class BatchWriter {
   }
 
   /**
-   * Stores a flush of details (saveDetails): in the next opening, in one transaction with the
-   * other flushes queued by then, placed where the first of them was queued. (A crawl queues its
+   * Stores a flush of details (saveDetails): in the next opening, in a transaction shared with the
+   * other flushes queued by then (see saveFlushes), placed where the first of them was queued. (A crawl queues its
    * next write only once its flush is done, so no crawl sees its own writes reordered.)
    */
   writeDetails(batch: DetailBatch): Promise<void> {
