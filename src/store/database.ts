@@ -33,11 +33,17 @@ export interface OpenOptions {
 
 /**
  * What the crawl's writer lets DuckDB hold: its batches need little, and what it scans streams
- * through (a sync adding 2,000 conversations to 1,000,000 stored: 234 MB peak, its id lookups
- * under SCAN_MEMORY_LIMIT; uncapped, over 500 MB). 32 MB is too little for a batch's transaction. `rebuild` gets no cap: its one
- * transaction over every table needs more.
+ * through (uncapped, a sync adding 2,000 conversations to 1,000,000 stored peaked over 500 MB).
+ * 32 MB is too little for a batch's transaction. `rebuild` gets no cap: its one transaction over
+ * every table needs more.
  */
 export const WRITER_MEMORY_LIMIT = '64MB';
+
+/**
+ * The storage format convoduck writes: the oldest that compresses the raw bodies with ZSTD
+ * (schema.ts). Any DuckDB from 1.2.0 reads the file; an existing file is upgraded when a write opens it.
+ */
+const STORAGE_VERSION = 'v1.2.0';
 
 /** Rows per row group in files convoduck writes (DuckDB's default is 122,880): see openWritable. */
 const WRITE_ROW_GROUP_SIZE = 16_384;
@@ -238,7 +244,7 @@ async function openWritable(path: string, memoryLimit?: string): Promise<{ insta
   try {
     const connection = await instance.connect();
     if (memoryLimit) await connection.run(`SET memory_limit = ${sqlString(memoryLimit)}`);
-    await connection.run(`ATTACH ${sqlString(path)} AS store (ROW_GROUP_SIZE ${WRITE_ROW_GROUP_SIZE})`);
+    await connection.run(`ATTACH ${sqlString(path)} AS store (ROW_GROUP_SIZE ${WRITE_ROW_GROUP_SIZE}, STORAGE_VERSION '${STORAGE_VERSION}')`);
     await connection.run('USE store');
     return { instance, connection };
   } catch (err) {
