@@ -2,8 +2,63 @@
 // batches: rather than a queued closure and promise per item (100,000 pending details on a first
 // sync), and never more than one batch in memory beyond the one being written (back-pressure).
 
+/**
+ * Results held in memory, fetched but not yet written, counted across every inBatches that shares
+ * it: a worker takes a slot before its item and the slot comes back once the batch holding its
+ * result is written. Many crawls feeding one writer otherwise each hold a minute's burst of results.
+ * Freed slots go to the waiting crawls in turn, not first come first served: a crawl that started
+ * late would otherwise wait behind every worker of those that started before it.
+ */
+export class HeldSlots {
+  private free: number;
+  /** per crawl, its workers waiting for a slot; a crawl is in `turns` while it has any */
+  private readonly waiting = new Map<object, (() => void)[]>();
+  private readonly turns: object[] = [];
+
+  constructor(readonly capacity: number) {
+    this.free = capacity;
+  }
+
+  take(crawl: object): Promise<void> | undefined {
+    if (this.free > 0) {
+      this.free--;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => {
+      const queue = this.waiting.get(crawl);
+      if (queue) queue.push(resolve);
+      else {
+        this.waiting.set(crawl, [resolve]);
+        this.turns.push(crawl);
+      }
+    });
+  }
+
+  give(n: number): void {
+    for (let i = 0; i < n; i++) {
+      const crawl = this.turns.shift();
+      if (crawl === undefined) {
+        this.free++;
+        continue;
+      }
+      const queue = this.waiting.get(crawl)!;
+      const next = queue.shift()!;
+      if (queue.length > 0) this.turns.push(crawl);
+      else this.waiting.delete(crawl);
+      next();
+    }
+  }
+
+  /** slots taken now */
+  get held(): number {
+    return this.capacity - this.free;
+  }
+}
+
 export interface BatchOptions<T, R> {
   concurrency: number;
+  /** a cap on results held across crawls (see HeldSlots); none when absent */
+  slots?: HeldSlots;
   batchSize: number;
   /** flush at least this often while results arrive */
   flushIntervalMs: number;
@@ -19,6 +74,7 @@ export interface BatchOptions<T, R> {
 }
 
 export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>): Promise<void> {
+  const self = {}; // this crawl, for its turns at the shared slots
   let batch: R[] = [];
   let lastFlush = Date.now();
   // Writes go one after another, each after the one before it (the writer serialises them anyway).
@@ -31,7 +87,7 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
     const taken = batch;
     batch = [];
     lastFlush = Date.now();
-    flushing = flushing.then(() => o.flush(taken));
+    flushing = flushing.then(() => o.flush(taken)).finally(() => o.slots?.give(taken.length));
     return flushing;
   };
   // A result waits at most flushIntervalMs for its commit, also when no other result follows it
@@ -45,10 +101,23 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length && !o.stopped() && failed === null) {
-      const result = await o.work(items[next++]!);
+      await o.slots?.take(self);
+      if (next >= items.length || o.stopped() || failed !== null) {
+        o.slots?.give(1);
+        break;
+      }
+      let result: R | null;
+      try {
+        result = await o.work(items[next++]!);
+      } catch (err) {
+        o.slots?.give(1);
+        throw err;
+      }
       if (result !== null) {
         batch.push(result);
         arm();
+      } else {
+        o.slots?.give(1);
       }
       o.done?.(result);
       if (batch.length >= o.batchSize || Date.now() - lastFlush >= o.flushIntervalMs) await flush();
@@ -60,5 +129,7 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
     if (batch.length > 0 || o.mustFlush?.()) await flush();
   } finally {
     clearTimeout(timer);
+    o.slots?.give(batch.length); // results of a batch never written (the run failed)
+    batch = [];
   }
 }

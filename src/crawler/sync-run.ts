@@ -300,6 +300,7 @@ export class SyncRun {
 
     await inBatches(ids, {
       concurrency: this.options.concurrency ?? 32,
+      slots: this.writer.slots,
       batchSize: this.options.batchSize ?? 100,
       flushIntervalMs: this.options.flushIntervalMs ?? 2_000,
       stopped: () => this.aborted,

@@ -4,6 +4,7 @@
 
 import { Database, WRITER_MEMORY_LIMIT } from '../store/database.js';
 import { saveDetailBatches, type DetailBatch } from '../store/writes.js';
+import { HeldSlots } from './batches.js';
 
 /**
  * How much one opening of the file takes from the queue: up to this many jobs, and details
@@ -21,12 +22,22 @@ const DETAILS_PER_OPENING = 1_000;
  */
 const DETAILS_PER_TRANSACTION = 150;
 
+/**
+ * Details fetched and not yet written, across every crawl feeding this writer. One crawl holds at
+ * most its workers' and two batches' worth (~250); 100 keys each fetching a minute's budget at the
+ * top of the minute held 6,000 bodies (30 MB of strings) while the writer took the minute to
+ * store them. Capped, the later fetches wait for the writes instead.
+ */
+const DETAILS_HELD = 1_000;
+
 type Done = (err: unknown, value?: unknown) => void;
 type Job =
   | { kind: 'work'; work: (db: Database) => Promise<unknown>; done: Done }
   | { kind: 'details'; batch: DetailBatch; done: Done };
 
 export class BatchWriter {
+  /** the cap on details held for this writer (crawls take a slot before each detail they fetch) */
+  readonly slots = new HeldSlots(DETAILS_HELD);
   private queue: Job[] = [];
   private draining: Promise<void> | null = null;
 
@@ -163,6 +174,10 @@ export class OwnWrites {
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(private readonly writer: BatchWriter) {}
+
+  get slots(): HeldSlots {
+    return this.writer.slots;
+  }
 
   write<T>(work: (db: Database) => Promise<T>): Promise<T> {
     return this.track(this.writer.write(work));
