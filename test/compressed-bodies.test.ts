@@ -60,6 +60,7 @@ describe('raw bodies compressed', () => {
     // A read-only command upgrades the file first.
     const status = await runCli(['status', '--db', dbPath, '--json']);
     expect(status.code, status.stderr).toBe(0);
+    expect(status.stderr).toContain(`convoduck: upgrading ${dbPath} from schema 5 to ${SCHEMA_VERSION}, once`);
     expect(await bodyCompression(dbPath)).toEqual({ raw_listed_conversations: ['ZSTD'], raw_conversations: ['ZSTD'] });
     const after = await Database.with(dbPath, async (db) => {
       const version = await db.one<{ value: string }>(`SELECT value FROM convoduck_meta WHERE key = 'schema_version'`);

@@ -5,6 +5,7 @@ import { describeCommandLineError } from './command-line-errors.js';
 import { CliError, EXIT, toCliError, UsageError } from './errors.js';
 import { failedOutcome, renderOutcome } from './sync-outcome.js';
 import { registerCommands } from './commands/index.js';
+import { upgradeNotice } from '../store/database.js';
 
 // `convoduck … | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -24,6 +25,8 @@ const program = new Command('convoduck')
   .configureOutput({ outputError: () => undefined });
 
 registerCommands(program);
+upgradeNotice.listener = (path, from, to) =>
+  process.stderr.write(`convoduck: upgrading ${path} from schema ${from} to ${to}, once (a large database takes a minute)\n`);
 /** The command that was running (or being parsed) when an error came: it decides whether `--json` applies. */
 let activeCommand: Command = program;
 program.hook('preAction', (_, actionCommand) => {

@@ -78,6 +78,12 @@ function release(path: string): void {
   else held.count--;
 }
 
+/**
+ * Told before a file is upgraded to this schema: the upgrade may copy the big tables, half a minute
+ * for a million conversations, so the CLI says so rather than stay silent.
+ */
+export const upgradeNotice: { listener?: (path: string, from: number, to: number) => void } = {};
+
 export class Database {
   private constructor(
     readonly path: string,
@@ -208,6 +214,7 @@ export class Database {
     }
     await this.connection.run(SCHEMA_SQL);
     if (existing?.n && stored === SCHEMA_VERSION) return;
+    if (existing?.n) upgradeNotice.listener?.(this.path, stored, SCHEMA_VERSION);
     // A migration may copy whole tables: uncapped, DuckDB cached all of them (6.7 GB for 1,000,000
     // conversations); capped, the copy streams (0.4 GB, and faster).
     const limit = await this.one<{ value: string }>(`SELECT current_setting('memory_limit') AS value`);
