@@ -25,7 +25,7 @@ const DETAILS_PER_TRANSACTION = 150;
 /**
  * Details fetched and not yet written, across every crawl feeding this writer. One crawl holds at
  * most its workers' and two batches' worth (~250); 100 keys each fetching a minute's budget at the
- * top of the minute held 6,000 bodies (30 MB of strings) while the writer took the minute to
+ * top of the minute held 6,000 bodies (38 MB of strings) while the writer took the minute to
  * store them. Capped, the later fetches wait for the writes instead.
  */
 const DETAILS_HELD = 1_000;

@@ -40,7 +40,7 @@ const AGENT_DETAIL_COLUMNS: readonly (readonly [string, string])[] = [
 /**
  * How the raw bodies are stored. DuckDB's own choice for JSON of a few KB is no compression: a
  * million details took 4.8 GB in 7,600 blocks, and every checkpoint of the table loaded the
- * metadata of all of them (+26 MB). ZSTD keeps them in a tenth of the space.
+ * metadata of all of them (+26 MB). With ZSTD the file is a fifth of the size.
  */
 const COMPRESSED = 'USING COMPRESSION zstd';
 
