@@ -64,7 +64,8 @@ export interface BatchOptions<T, R> {
   flushIntervalMs: number;
   /** stop taking items (the results so far are still flushed) */
   stopped: () => boolean;
-  work: (item: T) => Promise<R | null>;
+  /** the item and its index in `items` */
+  work: (item: T, index: number) => Promise<R | null>;
   /** writes a batch; also called with an empty batch when `mustFlush` says so at the end */
   flush: (batch: R[]) => Promise<void>;
   /** whether a last, possibly empty, batch must still be written (e.g. errors recorded meanwhile) */
@@ -107,8 +108,9 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
         break;
       }
       let result: R | null;
+      const index = next++;
       try {
-        result = await o.work(items[next++]!);
+        result = await o.work(items[index]!, index);
       } catch (err) {
         o.slots?.give(1);
         throw err;

@@ -7,8 +7,8 @@ import type { RateLimiterStats } from '../api/rate-limiter.js';
 import { AuthError, NotFoundError, ApiError, type ApiClient } from '../api/client.js';
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
-import { countMissingDetails, DEFAULT_OVERLAP_MS, describeShortWindow, getWatermark, pendingDetailIds, setWatermark, type TimeWindow } from '../store/state.js';
-import { finishRun, recordErrors, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../store/writes.js';
+import { countMissingDetails, DEFAULT_OVERLAP_MS, describeShortWindow, getWatermark, pendingDetails, setWatermark, type TimeWindow } from '../store/state.js';
+import { finishRun, recordErrors, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type StoredAt, type SyncErrorRecord } from '../store/writes.js';
 import type { Database } from '../store/database.js';
 import { inBatches } from './batches.js';
 import { DimensionCrawl } from './dimensions.js';
@@ -293,7 +293,8 @@ export class SyncRun {
 
   private async fetchDetails(): Promise<void> {
     const firstOutcomes = this.options.details?.kind === 'first' ? this.options.details.outcomes : [];
-    const ids = await this.writer.write((db) => pendingDetailIds(db, firstOutcomes, this.space)); // (see countPending)
+    const pending = await this.writer.write((db) => pendingDetails(db, firstOutcomes, this.space)); // (see countPending)
+    const ids = pending.ids;
     this.detailsTotal = ids.length;
     // (the phase changes once the total is known, so progress never shows "0/0")
     this.setPhase('details');
@@ -304,7 +305,7 @@ export class SyncRun {
       batchSize: this.options.batchSize ?? 100,
       flushIntervalMs: this.options.flushIntervalMs ?? 2_000,
       stopped: () => this.aborted,
-      work: (id) => this.fetchDetail(id),
+      work: (id, i) => this.fetchDetail(id, pending.storedAt(i)),
       flush: (details) => {
         const errors = this.errors.splice(0);
         const counters = this.counters();
@@ -319,7 +320,7 @@ export class SyncRun {
     });
   }
 
-  private async fetchDetail(id: string): Promise<FetchedDetail | null> {
+  private async fetchDetail(id: string, storedAt: StoredAt): Promise<FetchedDetail | null> {
     try {
       const { json, text } = await this.client.getConversation(this.space, id);
       const fetchedAt = this.now();
@@ -329,7 +330,7 @@ export class SyncRun {
       }
       const problem = detailProblem(json, id);
       if (problem) this.recordError('detail', id, new Error(`unusable response: ${problem}`));
-      return { id, fetchedAt, body: text, invalidReason: problem };
+      return { id, fetchedAt, body: text, invalidReason: problem, storedAt };
     } catch (err) {
       // a request cut short by Ctrl-C is not an error of the conversation: the next run fetches it
       if (this.options.signal?.aborted) return null;

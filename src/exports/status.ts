@@ -201,7 +201,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
           WHERE l.id NOT IN (SELECT id FROM raw_conversations))::BIGINT AS missing,
        (SELECT count(*) FROM invalid)::BIGINT AS invalid,
        (SELECT count(*) FROM errored WHERE id NOT IN (SELECT id FROM usable))::BIGINT AS failing,
-       -- the condition of pendingDetailIds (state.ts), counted rather than listed
+       -- the condition of pendingDetails (state.ts), counted rather than listed
        (SELECT count(*) FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
           WHERE ${NEEDS_DETAIL})::BIGINT AS pending`,
   )) ?? {};

@@ -187,6 +187,17 @@ export class Database {
     }
   }
 
+  /** Runs `work` with DuckDB's memory capped at `limit`, then gives back the cap it had. */
+  async withMemoryLimit<T>(limit: string, work: () => Promise<T>): Promise<T> {
+    const before = await this.one<{ value: string }>(`SELECT current_setting('memory_limit') AS value`);
+    await this.run(`SET memory_limit = ${sqlString(limit)}`);
+    try {
+      return await work();
+    } finally {
+      await this.run(`SET memory_limit = ${sqlString(before?.value ?? limit)}`);
+    }
+  }
+
   close(): void {
     try {
       this.connection.closeSync();
@@ -217,18 +228,14 @@ export class Database {
     if (existing?.n) upgradeNotice.listener?.(this.path, stored, SCHEMA_VERSION);
     // A migration may copy whole tables: uncapped, DuckDB cached all of them (6.7 GB for 1,000,000
     // conversations); capped, the copy streams (0.4 GB, and faster).
-    const limit = await this.one<{ value: string }>(`SELECT current_setting('memory_limit') AS value`);
-    await this.run(`SET memory_limit = ${sqlString(WRITER_MEMORY_LIMIT)}`);
-    try {
-      await this.transaction(async () => {
+    await this.withMemoryLimit(WRITER_MEMORY_LIMIT, () =>
+      this.transaction(async () => {
         for (let version = stored + 1; version <= SCHEMA_VERSION; version++) {
           await this.connection.run(MIGRATIONS[version]!);
         }
         await this.connection.run(`INSERT OR REPLACE INTO convoduck_meta VALUES ('schema_version', ?)`, [String(SCHEMA_VERSION)]);
-      });
-    } finally {
-      await this.run(`SET memory_limit = ${sqlString(limit?.value ?? WRITER_MEMORY_LIMIT)}`);
-    }
+      }),
+    );
   }
 }
 

@@ -2,6 +2,7 @@
 // detail, and how far listing got. Nothing about progress lives outside the DuckDB file.
 
 import type { Database } from './database.js';
+import type { StoredAt } from './writes.js';
 
 /** How far before the watermark an incremental sync starts listing unless told otherwise (--overlap). */
 export const DEFAULT_OVERLAP_MS = 3_600_000;
@@ -12,9 +13,24 @@ export const DEFAULT_OVERLAP_MS = 3_600_000;
  */
 export const NEEDS_DETAIL = `(d.id IS NULL OR d.invalid_reason IS NOT NULL OR NOT coalesce(d.is_final, false))`;
 
+/**
+ * DuckDB's memory while it counts the listed ids without a usable detail (a join of every listed
+ * id with every stored detail): for 1,000,000 its hash table took +80 MB of RSS under the writer's
+ * 64 MB, +45 MB under this cap (it spills the rest to disk, ~0.2 s longer). The plan's join, which
+ * also sorts and returns its rows, runs out of memory under this cap.
+ */
+const COUNT_MEMORY_LIMIT = '40MB';
+
 /** `AND l.space = ?` when a space is given (over raw_listed_conversations l), with its parameter. */
 function ofSpace(space: string | undefined): { sql: string; params: string[] } {
   return space === undefined ? { sql: '', params: [] } : { sql: 'AND l.space = ?', params: [space] };
+}
+
+/** The conversations whose detail must be fetched, in order, and where each one's rows are stored. */
+export interface PendingDetails {
+  ids: string[];
+  /** where the rows of ids[index] were stored when this was read */
+  storedAt(index: number): StoredAt;
 }
 
 /**
@@ -22,10 +38,10 @@ function ofSpace(space: string | undefined): { sql: string; params: string[] } {
  * final when fetched (a finished conversation's detail is fetched once in its life).
  * `firstOutcomes` come first; within a group, newest first. Only `space`'s when given.
  */
-export async function pendingDetailIds(db: Database, firstOutcomes: string[] = [], space?: string): Promise<string[]> {
+export async function pendingDetails(db: Database, firstOutcomes: string[] = [], space?: string): Promise<PendingDetails> {
   const filter = ofSpace(space);
-  const rows = await db.all<{ id: string }>(
-    `SELECT l.id
+  const rows = await db.all<{ id: string; listed_at: Date; fetched_at: Date | null }>(
+    `SELECT l.id, l.listed_at, d.fetched_at
      FROM raw_listed_conversations l
      LEFT JOIN raw_conversations d USING (id)
      LEFT JOIN conversations c USING (id)
@@ -33,7 +49,13 @@ export async function pendingDetailIds(db: Database, firstOutcomes: string[] = [
      ORDER BY coalesce(list_contains(string_split(?, ','), c.outcome), false) DESC, c.started_at DESC, l.id`,
     [...filter.params, firstOutcomes.join(',')],
   );
-  return rows.map((r) => r.id);
+  // two numbers per id rather than an object each (a first sync has every listed id pending)
+  const listedAt = new Float64Array(rows.map((r) => r.listed_at.getTime()));
+  const fetchedAt = new Float64Array(rows.map((r) => r.fetched_at?.getTime() ?? NaN));
+  return {
+    ids: rows.map((r) => r.id),
+    storedAt: (i) => ({ listedAt: listedAt[i]!, fetchedAt: Number.isNaN(fetchedAt[i]) ? null : fetchedAt[i]! }),
+  };
 }
 
 /**
@@ -61,11 +83,13 @@ export async function listWatermarks(db: Database): Promise<Map<string, Date>> {
 /** Listed conversations with no usable detail stored (never fetched, or fetch failed); only `space`'s when given. */
 export async function countMissingDetails(db: Database, space?: string): Promise<number> {
   const filter = ofSpace(space);
-  const row = await db.one<{ n: number }>(
-    `SELECT count(*)::INTEGER AS n
-     FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
-     WHERE (d.id IS NULL OR d.invalid_reason IS NOT NULL) ${filter.sql}`,
-    filter.params,
+  const row = await db.withMemoryLimit(COUNT_MEMORY_LIMIT, () =>
+    db.one<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n
+       FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
+       WHERE (d.id IS NULL OR d.invalid_reason IS NOT NULL) ${filter.sql}`,
+      filter.params,
+    ),
   );
   return row?.n ?? 0;
 }

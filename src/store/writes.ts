@@ -19,6 +19,40 @@ export interface FetchedDetail {
   body: string;
   /** set when the body is valid JSON but not a usable conversation */
   invalidReason: string | null;
+  /** where its conversation's rows were when the crawl planned the fetch; without it, every stored id is read */
+  storedAt?: StoredAt;
+}
+
+/**
+ * When a conversation's stored rows were written (ms): its list entry's listed_at, which its
+ * conversations row carries too, and its stored detail's fetched_at (null when none is stored).
+ * The tables have no index (schema.ts), but DuckDB keeps each row group's least and greatest
+ * time, and rows are appended as they are written: a write bounded by these times reads the few
+ * row groups that hold them rather than every stored id (+50 MB per write at 1,000,000 stored).
+ */
+export interface StoredAt {
+  listedAt: number;
+  fetchedAt: number | null;
+}
+
+/**
+ * SQL over `column` that holds for every stored row of the details' ids, from their `storedAt`
+ * times (`pick`): `false` when none is stored, `true` (every row) when a detail has no storedAt.
+ */
+export function storedWithin(column: string, details: readonly FetchedDetail[], pick: (at: StoredAt) => number | null): string {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const d of details) {
+    if (!d.storedAt) return 'true';
+    const t = pick(d.storedAt);
+    if (t === null) continue;
+    lo = Math.min(lo, t);
+    hi = Math.max(hi, t);
+  }
+  if (lo > hi) return 'false';
+  // a millisecond either side: DuckDB keeps microseconds, the times read back into JS milliseconds
+  const at = (ms: number) => `TIMESTAMPTZ '${new Date(ms).toISOString()}'`;
+  return `${column} BETWEEN ${at(lo - 1)} AND ${at(hi + 1)}`;
 }
 
 export interface DimensionRecord {
@@ -61,7 +95,7 @@ function lastPerId<T extends { id: string }>(items: readonly T[]): T[] {
  * a temp table, read cheaply: the small columns of the batch's ids, and the body only of the few
  * ids whose stored side wins (`wins`: a query of ids over _batch_listed l and _batch_details d).
  * The tables have no index (see schema.ts): reading bodies by id decompresses whole vectors of
- * them, a cost that would grow with the database at every batch.
+ * them, a cost that would grow with the database at every batch. `stored.where` narrows where to look.
  */
 async function readStoredSide(
   db: Database,
@@ -112,13 +146,16 @@ export async function saveListPage(
       ids,
       `SELECT d.id FROM _batch_details d LEFT JOIN _batch_listed l USING (id) WHERE NOT ${LISTED_WINS}`,
     );
-    await replaceConversationRows(db, ids);
+    await replaceConversationRows(db, ids, 'true');
   });
 }
 
-/** Deletes the batch's conversations rows and derives them again from _batch_listed and _batch_details. */
-async function replaceConversationRows(db: Database, ids: readonly string[]): Promise<void> {
-  await db.run(`DELETE FROM conversations WHERE ${inIds(ids, 'id')}`, idParams(ids));
+/**
+ * Deletes the batch's conversations rows (those where `within` holds) and derives them again
+ * from _batch_listed and _batch_details.
+ */
+async function replaceConversationRows(db: Database, ids: readonly string[], within: string): Promise<void> {
+  await db.run(`DELETE FROM conversations WHERE ${within} AND ${inIds(ids, 'id')}`, idParams(ids));
   await insertConversationRows(db, { listed: 'SELECT * FROM _batch_listed', details: 'SELECT * FROM _batch_details' });
 }
 
@@ -156,9 +193,11 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
     all.map((d) => [d.id, d.space, d.fetchedAt.toISOString(), d.body, d.invalidReason]),
   );
   const ids = all.map((d) => d.id);
+  const listedWithin = storedWithin('listed_at', all, (at) => at.listedAt);
+  const fetchedWithin = storedWithin('fetched_at', all, (at) => at.fetchedAt);
   await db.transaction(async () => {
     if (all.length > 0) {
-      const replaced = await db.all(`DELETE FROM raw_conversations WHERE ${inIds(ids, 'id')} RETURNING id`, idParams(ids));
+      const replaced = await db.all(`DELETE FROM raw_conversations WHERE ${fetchedWithin} AND ${inIds(ids, 'id')} RETURNING id`, idParams(ids));
       await db.run(
         `INSERT INTO raw_conversations
          SELECT id, space, fetched_at, body, invalid_reason, ${DETAIL_IS_FINAL}
@@ -173,11 +212,11 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
       await readStoredSide(
         db,
         '_batch_listed',
-        { table: 'raw_listed_conversations', columns: 'id, space, listed_at', where: 'true' },
+        { table: 'raw_listed_conversations', columns: 'id, space, listed_at', where: listedWithin },
         ids,
         `SELECT l.id FROM _batch_listed l LEFT JOIN _batch_details d USING (id) WHERE ${LISTED_WINS}`,
       );
-      await replaceConversationRows(db, ids);
+      await replaceConversationRows(db, ids, listedWithin);
       // A detail fetched for the first time has no child rows to replace: the delete (a scan of
       // every stored turn) only runs when the batch holds a conversation fetched before.
       if (replaced.length > 0) {
