@@ -62,7 +62,7 @@ describe('detail writes bounded by where the plan saw the rows', () => {
 
     // This run: the plan, then every pending detail written in two batches that carry where their rows were.
     await Database.with(dbPath, async (db) => {
-      const pending = await pendingDetails(db, [], space);
+      const pending = await pendingDetails(db, { space });
       expect([...pending.ids].sort()).toEqual([...ids].sort()); // 0..9 unfinished, 10..29 never fetched
       const run = await startRun(db, new Date('2026-11-20T12:00:00Z'), space, null, new Date('2026-11-20T12:00:00Z'));
       const fetched = pending.ids.map((id, i) => ({ ...detail(id, '2026-11-20T12:01:00Z', true), storedAt: pending.storedAt(i) }));

@@ -7,7 +7,18 @@ import type { RateLimiterStats } from '../api/rate-limiter.js';
 import { AuthError, NotFoundError, ApiError, type ApiClient } from '../api/client.js';
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
-import { countMissingDetails, DEFAULT_OVERLAP_MS, describeShortWindow, getWatermark, pendingDetails, setWatermark, type TimeWindow } from '../store/state.js';
+import {
+  countMissingDetails,
+  countPendingDetails,
+  DEFAULT_OVERLAP_MS,
+  describeShortWindow,
+  getWatermark,
+  pendingDetails,
+  PLAN_CHUNK,
+  setWatermark,
+  type PendingDetails,
+  type TimeWindow,
+} from '../store/state.js';
 import { finishRun, recordErrors, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type StoredAt, type SyncErrorRecord } from '../store/writes.js';
 import type { Database } from '../store/database.js';
 import { inBatches } from './batches.js';
@@ -293,13 +304,22 @@ export class SyncRun {
 
   private async fetchDetails(): Promise<void> {
     const firstOutcomes = this.options.details?.kind === 'first' ? this.options.details.outcomes : [];
-    const pending = await this.writer.write((db) => pendingDetails(db, firstOutcomes, this.space)); // (see countPending)
-    const ids = pending.ids;
-    this.detailsTotal = ids.length;
+    const chunk = this.options.planChunk ?? PLAN_CHUNK;
+    this.detailsTotal = await this.writer.write((db) => countPendingDetails(db, this.space)); // (see countPending)
     // (the phase changes once the total is known, so progress never shows "0/0")
     this.setPhase('details');
+    // Each plan is the next chunk in order, less what this run tried: every pending id once, in
+    // ceil(total / chunk) plans (no more, even if a clock going back let a tried id through).
+    const tried = { runId: this.runId, since: this.startedAt };
+    for (let plans = Math.ceil(this.detailsTotal / chunk); plans > 0 && !this.aborted; plans--) {
+      const pending = await this.writer.write((db) => pendingDetails(db, { firstOutcomes, space: this.space, tried, limit: chunk }));
+      if (pending.ids.length === 0) break;
+      await this.fetchPlanned(pending);
+    }
+  }
 
-    await inBatches(ids, {
+  private async fetchPlanned(pending: PendingDetails): Promise<void> {
+    await inBatches(pending.ids, {
       concurrency: this.options.concurrency ?? 32,
       slots: this.writer.slots,
       batchSize: this.options.batchSize ?? 100,

@@ -29,6 +29,8 @@ export interface CrawlOptions {
   batchSize?: number;
   /** commit at least this often while details arrive (default 2 s) */
   flushIntervalMs?: number;
+  /** pending details per plan (default PLAN_CHUNK, state.ts) */
+  planChunk?: number;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;

@@ -14,10 +14,10 @@ export const DEFAULT_OVERLAP_MS = 3_600_000;
 export const NEEDS_DETAIL = `(d.id IS NULL OR d.invalid_reason IS NOT NULL OR NOT coalesce(d.is_final, false))`;
 
 /**
- * DuckDB's memory while it counts the listed ids without a usable detail (a join of every listed
- * id with every stored detail): for 1,000,000 its hash table took +80 MB of RSS under the writer's
+ * DuckDB's memory while it counts over a join of every listed id with every stored detail (the
+ * details pending, those left): for 1,000,000 its hash table took +80 MB of RSS under the writer's
  * 64 MB, +45 MB under this cap (it spills the rest to disk, ~0.2 s longer). The plan's join, which
- * also sorts and returns its rows, runs out of memory under this cap.
+ * also sorts and returns rows, ran out of memory under it.
  */
 const COUNT_MEMORY_LIMIT = '40MB';
 
@@ -34,21 +34,67 @@ export interface PendingDetails {
 }
 
 /**
+ * How many pending details one plan returns at most: a million pending ids would cost ~100 MB of
+ * JS strings, and the crawl needs only the next ones.
+ */
+export const PLAN_CHUNK = 10_000;
+
+/**
+ * Listed rows one of the plan's joins takes at once. Joining 1,000,000 listed ids with the stored
+ * details and sorting them ran out of the writer's 64 MB once ~150,000 were pending (a first sync
+ * of a large space), whatever the LIMIT; a part of 65,536 took ~0.2 s and +60 MB. A larger store
+ * is planned part by part (by a hash of the id), each part's first ones kept, then the first of those.
+ */
+const PLAN_PART_ROWS = 65_536;
+
+export interface PlanOptions {
+  /** outcomes whose conversations come first */
+  firstOutcomes?: string[];
+  /** only this space's */
+  space?: string;
+  /** leaves out what this run tried: details it stored (fetched from `since` on) and ids it recorded an error for */
+  tried?: { runId: number; since: Date };
+  /** at most this many (default PLAN_CHUNK) */
+  limit?: number;
+  /** listed rows per part (default PLAN_PART_ROWS) */
+  partRows?: number;
+}
+
+/**
  * Conversations whose detail must be fetched: never fetched, fetched but unusable, or not
  * final when fetched (a finished conversation's detail is fetched once in its life).
- * `firstOutcomes` come first; within a group, newest first. Only `space`'s when given.
+ * `firstOutcomes` come first; within a group, newest first. The first `limit` of them.
  */
-export async function pendingDetails(db: Database, firstOutcomes: string[] = [], space?: string): Promise<PendingDetails> {
-  const filter = ofSpace(space);
-  const rows = await db.all<{ id: string; listed_at: Date; fetched_at: Date | null }>(
-    `SELECT l.id, l.listed_at, d.fetched_at
-     FROM raw_listed_conversations l
-     LEFT JOIN raw_conversations d USING (id)
-     LEFT JOIN conversations c USING (id)
-     WHERE ${NEEDS_DETAIL} ${filter.sql}
-     ORDER BY coalesce(list_contains(string_split(?, ','), c.outcome), false) DESC, c.started_at DESC, l.id`,
-    [...filter.params, firstOutcomes.join(',')],
+export async function pendingDetails(db: Database, options: PlanOptions = {}): Promise<PendingDetails> {
+  const filter = ofSpace(options.space);
+  const tried = options.tried;
+  const limit = options.limit ?? PLAN_CHUNK;
+  const listed = (await db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM raw_listed_conversations`))?.n ?? 0;
+  const parts = Math.max(1, Math.ceil(listed / (options.partRows ?? PLAN_PART_ROWS)));
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE _plan (id VARCHAR, listed_at TIMESTAMPTZ, fetched_at TIMESTAMPTZ, first BOOLEAN, started_at TIMESTAMPTZ)`,
   );
+  for (let part = 0; part < parts; part++) {
+    const inPart = parts === 1 ? 'true' : `hash(id) % ${parts} = ${part}`;
+    await db.run(
+      `INSERT INTO _plan
+       SELECT l.id, l.listed_at, d.fetched_at, coalesce(list_contains(string_split(?, ','), c.outcome), false), c.started_at
+       FROM (SELECT id, space, listed_at FROM raw_listed_conversations WHERE ${inPart}) l
+       LEFT JOIN (SELECT id, fetched_at, invalid_reason, is_final FROM raw_conversations WHERE ${inPart}) d USING (id)
+       LEFT JOIN (SELECT id, outcome, started_at FROM conversations WHERE ${inPart}) c USING (id)
+       WHERE ${NEEDS_DETAIL} ${filter.sql}
+         ${tried ? `AND (d.fetched_at IS NULL OR d.fetched_at < ?::TIMESTAMPTZ)
+         AND l.id NOT IN (SELECT conversation_id FROM sync_errors WHERE run_id = ? AND conversation_id IS NOT NULL)` : ''}
+       ORDER BY 4 DESC, 5 DESC, 1
+       LIMIT ?`,
+      [(options.firstOutcomes ?? []).join(','), ...filter.params, ...(tried ? [tried.since.toISOString(), tried.runId] : []), limit],
+    );
+  }
+  const rows = await db.all<{ id: string; listed_at: Date; fetched_at: Date | null }>(
+    `SELECT id, listed_at, fetched_at FROM _plan ORDER BY first DESC, started_at DESC, id LIMIT ?`,
+    [limit],
+  );
+  await db.run(`DROP TABLE _plan`);
   // two numbers per id rather than an object each (a first sync has every listed id pending)
   const listedAt = new Float64Array(rows.map((r) => r.listed_at.getTime()));
   const fetchedAt = new Float64Array(rows.map((r) => r.fetched_at?.getTime() ?? NaN));
@@ -78,6 +124,20 @@ export async function setWatermark(db: Database, to: Date, space: string): Promi
 export async function listWatermarks(db: Database): Promise<Map<string, Date>> {
   const rows = await db.all<{ space: string; listed_to: Date }>(`SELECT space, listed_to FROM listing_watermarks ORDER BY space`);
   return new Map(rows.map((r) => [r.space, r.listed_to]));
+}
+
+/** How many conversations need their detail fetched (what pendingDetails returns, counted); only `space`'s when given. */
+export async function countPendingDetails(db: Database, space?: string): Promise<number> {
+  const filter = ofSpace(space);
+  const row = await db.withMemoryLimit(COUNT_MEMORY_LIMIT, () =>
+    db.one<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n
+       FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
+       WHERE ${NEEDS_DETAIL} ${filter.sql}`,
+      filter.params,
+    ),
+  );
+  return row?.n ?? 0;
 }
 
 /** Listed conversations with no usable detail stored (never fetched, or fetch failed); only `space`'s when given. */
