@@ -22,6 +22,7 @@ import {
 import { finishRun, recordErrors, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type StoredAt, type SyncErrorRecord } from '../store/writes.js';
 import type { Database } from '../store/database.js';
 import { inBatches } from './batches.js';
+import { ListedBodies } from './listed-bodies.js';
 import { DimensionCrawl } from './dimensions.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
 import { planWindow } from './plan.js';
@@ -51,6 +52,8 @@ export class SyncRun {
   private readonly startedAt: Date;
   /** the listing's state (its id map is ~10 MB per 100,000 conversations: dropped after it) */
   private lister: WindowLister | null = null;
+  /** what the listing stored, so that a window listed again writes only what changed */
+  private readonly listedBodies = new ListedBodies();
   private listed = 0;
   private listTotal: number | null = null;
   private readonly errors: SyncErrorRecord[] = [];
@@ -111,6 +114,7 @@ export class SyncRun {
       this.lister = null;
       gap = this.recordShortWindows(lister, window.advancesWatermark);
       lister.seen.clear(); // 100,000 ids: memory the details phase does not need
+      this.listedBodies.clear();
       // The watermark moves only over a window that added up in full.
       if (complete && gap === null && window.advancesWatermark && !this.aborted) {
         await this.commit((db) => setWatermark(db, window.to, this.space));
@@ -293,8 +297,11 @@ export class SyncRun {
       query,
     );
     this.pageSize = Math.max(this.pageSize, response.data.length);
-    const entries = response.data.map((c) => ({ id: c.id, body: JSON.stringify(c) }));
-    if (entries.length > 0) await this.commit((db) => saveListPage(db, this.space, listedAt, entries));
+    const entries = this.listedBodies.unstored(response.data.map((c) => ({ id: c.id, body: JSON.stringify(c) })));
+    if (entries.length > 0) {
+      await this.commit((db) => saveListPage(db, this.space, listedAt, entries));
+      this.listedBodies.remember(entries);
+    }
     return response;
   }
 
