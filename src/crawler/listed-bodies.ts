@@ -1,8 +1,8 @@
 // The list entries a run has stored, by id, as a hash of their body. A window listed again (split
 // because it did not add up, or re-listed because a page boundary hid a conversation) serves mostly
 // entries the run already stored: written again, each deleted and re-inserted its row and its
-// conversations row (a flat-out first sync of 100,000 wrote 213,000 entries; skipping the
-// unchanged ones took 10% off its CPU and wall time).
+// conversations row (a flat-out first sync of 100,000 fetched 1,066 list pages where 503 hold them
+// all; skipping the unchanged entries took 10% off its CPU and wall time).
 
 /** A 53-bit hash of a string (cyrb53): equal bodies hash equal, different ones practically never. */
 export function bodyHash(text: string): number {
