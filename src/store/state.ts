@@ -127,27 +127,23 @@ export async function listWatermarks(db: Database): Promise<Map<string, Date>> {
 }
 
 /** How many conversations need their detail fetched (what pendingDetails returns, counted); only `space`'s when given. */
-export async function countPendingDetails(db: Database, space?: string): Promise<number> {
-  const filter = ofSpace(space);
-  const row = await db.withMemoryLimit(COUNT_MEMORY_LIMIT, () =>
-    db.one<{ n: number }>(
-      `SELECT count(*)::INTEGER AS n
-       FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
-       WHERE ${NEEDS_DETAIL} ${filter.sql}`,
-      filter.params,
-    ),
-  );
-  return row?.n ?? 0;
+export function countPendingDetails(db: Database, space?: string): Promise<number> {
+  return countListed(db, NEEDS_DETAIL, space);
 }
 
 /** Listed conversations with no usable detail stored (never fetched, or fetch failed); only `space`'s when given. */
-export async function countMissingDetails(db: Database, space?: string): Promise<number> {
+export function countMissingDetails(db: Database, space?: string): Promise<number> {
+  return countListed(db, '(d.id IS NULL OR d.invalid_reason IS NOT NULL)', space);
+}
+
+/** Listed conversations for which `condition` holds (over raw_listed_conversations l LEFT JOIN raw_conversations d). */
+async function countListed(db: Database, condition: string, space?: string): Promise<number> {
   const filter = ofSpace(space);
   const row = await db.withMemoryLimit(COUNT_MEMORY_LIMIT, () =>
     db.one<{ n: number }>(
       `SELECT count(*)::INTEGER AS n
        FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
-       WHERE (d.id IS NULL OR d.invalid_reason IS NOT NULL) ${filter.sql}`,
+       WHERE ${condition} ${filter.sql}`,
       filter.params,
     ),
   );
