@@ -31,6 +31,8 @@ export interface CrawlOptions {
   flushIntervalMs?: number;
   /** pending details per plan (default PLAN_CHUNK, state.ts) */
   planChunk?: number;
+  /** DuckDB's cap while the writer checkpoints (default CHECKPOINT_MEMORY_LIMIT, database.ts) */
+  checkpointMemoryLimit?: string;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;
@@ -106,7 +108,7 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   checkWritableDatabase(options.dbPath);
   const lock = acquireSyncLock(options.dbPath);
   const client = spaceClient(options, options);
-  const writer = new BatchWriter(options.dbPath);
+  const writer = new BatchWriter(options.dbPath, options.checkpointMemoryLimit);
   try {
     return await crawlSpace(options, { client, writer });
   } finally {

@@ -2,7 +2,7 @@
 // then closed, so `query` and `report` can read between batches; jobs that queue up while a
 // write runs share the next opening, and the details flushes among them share its transactions.
 
-import { Database, WRITER_MEMORY_LIMIT } from '../store/database.js';
+import { CHECKPOINT_MEMORY_LIMIT, Database, WRITER_MEMORY_LIMIT } from '../store/database.js';
 import { saveDetailBatches, type DetailBatch } from '../store/writes.js';
 import { HeldSlots } from './batches.js';
 
@@ -41,7 +41,11 @@ export class BatchWriter {
   private queue: Job[] = [];
   private draining: Promise<void> | null = null;
 
-  constructor(private readonly dbPath: string) {}
+  /** `checkpointMemoryLimit`: what DuckDB may hold while it checkpoints (default CHECKPOINT_MEMORY_LIMIT) */
+  constructor(
+    private readonly dbPath: string,
+    private readonly checkpointMemoryLimit = CHECKPOINT_MEMORY_LIMIT,
+  ) {}
 
   /** Runs `work` in the next opening of the file, after every write queued before it; resolves with its result. */
   write<T>(work: (db: Database) => Promise<T>): Promise<T> {
@@ -103,6 +107,7 @@ export class BatchWriter {
         for (const job of jobs) job.done(err);
         continue;
       }
+      let checkpointed = false;
       try {
         const flushes = jobs.filter((j): j is Extract<Job, { kind: 'details' }> => j.kind === 'details');
         for (const job of jobs) {
@@ -112,11 +117,24 @@ export class BatchWriter {
         // Closing checkpoints the file, and close() is synchronous: on a large database that held
         // the event loop for ~0.5 s per batch (requests in flight stalled). Checkpointing first
         // runs the same work on DuckDB's threads; the close then has nothing left to write.
-        await db.run('CHECKPOINT').catch(() => undefined);
+        checkpointed = await db.checkpoint(this.checkpointMemoryLimit).then(
+          () => true,
+          () => false,
+        );
       } finally {
         db.close();
       }
+      if (!checkpointed) await this.checkpointUncapped();
     }
+  }
+
+  /**
+   * A checkpoint that failed under the cap leaves its commits in the WAL (DuckDB drops the
+   * instance): a fresh opening under the writers' cap replays them and writes them into the file,
+   * so the file is whole again, copyable alone. Should that fail too, the next opening replays them.
+   */
+  private async checkpointUncapped(): Promise<void> {
+    await Database.with(this.dbPath, (db) => db.run('CHECKPOINT'), { memoryLimit: WRITER_MEMORY_LIMIT }).catch(() => undefined);
   }
 
   /**

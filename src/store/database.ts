@@ -40,6 +40,14 @@ export interface OpenOptions {
 export const WRITER_MEMORY_LIMIT = '64MB';
 
 /**
+ * What the crawl's writer lets DuckDB hold while it checkpoints. A checkpoint merges a table's small
+ * trailing row groups (one per write) into a full one of up to WRITE_ROW_GROUP_SIZE rows, all of
+ * its raw bodies at once: +60 MB at that moment under the writes' 64 MB, +22 MB under 40 MB (DuckDB
+ * spills the rest). 16 MB was too little for the merge itself: DuckDB fails the checkpoint.
+ */
+export const CHECKPOINT_MEMORY_LIMIT = '40MB';
+
+/**
  * The storage format convoduck writes: the oldest that compresses the raw bodies with ZSTD
  * (schema.ts). Any DuckDB from 1.2.0 reads the file; an existing file is upgraded when a write opens it.
  */
@@ -198,6 +206,14 @@ export class Database {
     }
   }
 
+  /**
+   * Writes the WAL's commits into the file, DuckDB capped at `memoryLimit` meanwhile. When it
+   * throws, DuckDB has given up the instance: the commits wait in the WAL for the next opening.
+   */
+  async checkpoint(memoryLimit: string): Promise<void> {
+    await this.withMemoryLimit(memoryLimit, () => this.run('CHECKPOINT'));
+  }
+
   close(): void {
     try {
       this.connection.closeSync();
@@ -245,11 +261,12 @@ async function openReadOnly(path: string): Promise<{ instance: DuckDBInstance; c
 }
 
 /**
- * The row group size weighs two costs of a checkpoint. It rewrites the table's last, partly filled
- * row group whole: with DuckDB's default of 122,880 rows that loaded up to as many raw bodies back
- * into memory at every batch. And it loads the metadata of every row group of a table it writes
- * to: with 2,048 rows, 1,000,000 conversations' 14 million transcript turns made 80,000 column
- * segments, +150 MB at each checkpoint. 16,384 rows keep both small. The size is an attach option, hence the
+ * The row group size weighs two costs of a checkpoint. Each write appends its rows as a row group
+ * of their own, and a checkpoint merges the small ones into a full one, loading its raw bodies back
+ * into memory: with DuckDB's default of 122,880 rows, as many bodies. And it loads the metadata of
+ * every row group of a table it writes to: with 2,048 rows, 1,000,000 conversations' 14 million
+ * transcript turns made 80,000 column segments, +150 MB at each checkpoint. 16,384 rows keep both
+ * small (8,192 made the file 20% larger at 1,000,000 conversations). The size is an attach option, hence the
  * in-memory instance that attaches the file; the file itself stays an ordinary DuckDB database
  * any reader can open.
  */
