@@ -83,13 +83,61 @@ describe('HeldSlots across inBatches', () => {
       ...[1, 2, 3].map((n) => slots.take(early)!.then(() => served.push(`early ${n}`))),
       slots.take(late)!.then(() => served.push('late 1')),
     ];
-    for (let i = 0; i < 4; i++) {
-      slots.give(1);
+    // each give is by the crawl holding the slot
+    for (const holder of [early, early, late, early]) {
+      slots.give(holder, 1);
       await Promise.resolve();
     }
     await Promise.all(waits);
     expect(served).toEqual(['early 1', 'late 1', 'early 2', 'early 3']);
-    slots.give(1);
+    slots.give(early, 1);
+    expect(slots.held).toBe(0);
+  });
+
+  it('a crawl whose workers wait for their key to have budget holds only its share, and the others go on', async () => {
+    const slots = new HeldSlots(4);
+    let budget!: () => void;
+    const outOfBudget = new Promise<void>((r) => (budget = r));
+    // this crawl's first 4 items are sent at once; then its key is out of budget until budget()
+    const blocked = inBatches(
+      Array.from({ length: 20 }, (_, i) => i),
+      {
+        concurrency: 8,
+        batchSize: 4,
+        flushIntervalMs: 10,
+        slots,
+        stopped: () => false,
+        work: async (n) => {
+          if (n >= 4) await outOfBudget;
+          return n;
+        },
+        flush: async () => undefined,
+      },
+    );
+    const written: number[] = [];
+    const other = inBatches(
+      Array.from({ length: 30 }, (_, i) => i),
+      {
+        concurrency: 8,
+        batchSize: 3,
+        flushIntervalMs: 10,
+        slots,
+        stopped: () => false,
+        work: async (n) => {
+          await pause(1);
+          return n;
+        },
+        flush: async (batch) => {
+          written.push(...batch);
+        },
+      },
+    );
+    // the other crawl writes everything while this one's workers still wait for budget
+    const outcome = await Promise.race([other.then(() => 'written'), pause(3_000).then(() => 'starved')]);
+    expect(outcome).toBe('written');
+    expect(written.sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    budget();
+    await Promise.all([blocked, other]);
     expect(slots.held).toBe(0);
   });
 });

@@ -6,13 +6,17 @@
  * Results held in memory, fetched but not yet written, counted across every inBatches that shares
  * it: a worker takes a slot before its item and the slot comes back once the batch holding its
  * result is written. Many crawls feeding one writer otherwise each hold a minute's burst of results.
+ * Each crawl holds at most its share of the cap (split between the crawls holding or waiting): a
+ * worker takes its slot before its key's rate limiter lets it send, and 100 crawls of 32 workers
+ * left the slots with the keys out of budget for the minute while the others' budget went unused.
  * Freed slots go to the waiting crawls in turn, not first come first served: a crawl that started
  * late would otherwise wait behind every worker of those that started before it.
  */
 export class HeldSlots {
   private free: number;
-  /** per crawl, its workers waiting for a slot; a crawl is in `turns` while it has any */
-  private readonly waiting = new Map<object, (() => void)[]>();
+  /** per crawl holding or waiting for slots: how many it holds, its workers waiting */
+  private readonly crawls = new Map<object, { held: number; waiting: (() => void)[] }>();
+  /** the crawls with workers waiting, in turn */
   private readonly turns: object[] = [];
 
   constructor(readonly capacity: number) {
@@ -20,38 +24,63 @@ export class HeldSlots {
   }
 
   take(crawl: object): Promise<void> | undefined {
-    if (this.free > 0) {
-      this.free--;
+    const own = this.own(crawl);
+    if (this.free > 0 && own.waiting.length === 0 && this.belowShare(own)) {
+      this.grant(own);
       return undefined;
     }
     return new Promise<void>((resolve) => {
-      const queue = this.waiting.get(crawl);
-      if (queue) queue.push(resolve);
-      else {
-        this.waiting.set(crawl, [resolve]);
-        this.turns.push(crawl);
-      }
+      if (own.waiting.length === 0) this.turns.push(crawl);
+      own.waiting.push(resolve);
     });
   }
 
-  give(n: number): void {
-    for (let i = 0; i < n; i++) {
-      const crawl = this.turns.shift();
-      if (crawl === undefined) {
-        this.free++;
+  /** Gives back `n` slots `crawl` took. */
+  give(crawl: object, n: number): void {
+    if (n <= 0) return;
+    const own = this.own(crawl);
+    own.held -= n;
+    this.free += n;
+    this.forget(crawl, own);
+    // to the waiting crawls in turn, passing over those at their share
+    for (let passed = 0; this.free > 0 && passed < this.turns.length; ) {
+      const next = this.turns.shift()!;
+      const theirs = this.crawls.get(next)!;
+      if (!this.belowShare(theirs)) {
+        this.turns.push(next);
+        passed++;
         continue;
       }
-      const queue = this.waiting.get(crawl)!;
-      const next = queue.shift()!;
-      if (queue.length > 0) this.turns.push(crawl);
-      else this.waiting.delete(crawl);
-      next();
+      passed = 0;
+      const wake = theirs.waiting.shift()!;
+      if (theirs.waiting.length > 0) this.turns.push(next);
+      this.grant(theirs);
+      wake();
     }
   }
 
   /** slots taken now */
   get held(): number {
     return this.capacity - this.free;
+  }
+
+  private own(crawl: object): { held: number; waiting: (() => void)[] } {
+    let own = this.crawls.get(crawl);
+    if (!own) this.crawls.set(crawl, (own = { held: 0, waiting: [] }));
+    return own;
+  }
+
+  private forget(crawl: object, own: { held: number; waiting: unknown[] }): void {
+    if (own.held <= 0 && own.waiting.length === 0) this.crawls.delete(crawl);
+  }
+
+  private belowShare(own: { held: number }): boolean {
+    return own.held < Math.ceil(this.capacity / this.crawls.size);
+  }
+
+  private grant(own: { held: number }): void {
+    this.free--;
+    own.held++;
   }
 }
 
@@ -88,7 +117,7 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
     const taken = batch;
     batch = [];
     lastFlush = Date.now();
-    flushing = flushing.then(() => o.flush(taken)).finally(() => o.slots?.give(taken.length));
+    flushing = flushing.then(() => o.flush(taken)).finally(() => o.slots?.give(self, taken.length));
     return flushing;
   };
   // A result waits at most flushIntervalMs for its commit, also when no other result follows it
@@ -104,7 +133,7 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
     while (next < items.length && !o.stopped() && failed === null) {
       await o.slots?.take(self);
       if (next >= items.length || o.stopped() || failed !== null) {
-        o.slots?.give(1);
+        o.slots?.give(self, 1);
         break;
       }
       let result: R | null;
@@ -112,14 +141,14 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
       try {
         result = await o.work(items[index]!, index);
       } catch (err) {
-        o.slots?.give(1);
+        o.slots?.give(self, 1);
         throw err;
       }
       if (result !== null) {
         batch.push(result);
         arm();
       } else {
-        o.slots?.give(1);
+        o.slots?.give(self, 1);
       }
       o.done?.(result);
       if (batch.length >= o.batchSize || Date.now() - lastFlush >= o.flushIntervalMs) await flush();
@@ -131,7 +160,7 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
     if (batch.length > 0 || o.mustFlush?.()) await flush();
   } finally {
     clearTimeout(timer);
-    o.slots?.give(batch.length); // results of a batch never written (the run failed)
+    o.slots?.give(self, batch.length); // results of a batch never written (the run failed)
     batch = [];
   }
 }
