@@ -124,7 +124,7 @@ export class BatchWriter {
       } finally {
         db.close();
       }
-      if (!checkpointed) await this.checkpointUncapped();
+      if (!checkpointed) await this.checkpointAgain();
     }
   }
 
@@ -133,7 +133,7 @@ export class BatchWriter {
    * instance): a fresh opening under the writers' cap replays them and writes them into the file,
    * so the file is whole again, copyable alone. Should that fail too, the next opening replays them.
    */
-  private async checkpointUncapped(): Promise<void> {
+  private async checkpointAgain(): Promise<void> {
     await Database.with(this.dbPath, (db) => db.run('CHECKPOINT'), { memoryLimit: WRITER_MEMORY_LIMIT }).catch(() => undefined);
   }
 
