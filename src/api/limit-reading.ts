@@ -53,8 +53,12 @@ export class LimitReading {
 
   constructor(
     private readonly windowMs: number,
-    /** how long one of our sends stays in our window beyond windowMs */
-    private readonly guardMs: number,
+    /**
+     * how far the server's arrival order may differ from our send order: a send of ours counts as
+     * freed by the server at windowMs + skewMs (our guard, which keeps it longer, would misplace
+     * the freeing and read a rolling window as a bucket)
+     */
+    private readonly skewMs: number,
   ) {}
 
   /** The latest sample by send time. */
@@ -76,7 +80,7 @@ export class LimitReading {
     // Long gaps say little about a rate, and our sends that far back may be forgotten already.
     if (gap > this.windowMs / 4) return;
     const rise = remaining - a.remaining + own(a.sentAt, sentAt);
-    const edge = this.windowMs + this.guardMs;
+    const edge = this.windowMs + this.skewMs;
     const residual = rise - own(a.sentAt - edge, sentAt - edge);
     const expected = (limit * gap) / this.windowMs;
     if (residual > expected + 2) this.jumpedOnce = true;

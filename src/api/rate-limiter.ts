@@ -42,7 +42,11 @@ export interface RateLimiterOptions {
   /** Limit assumed until a response carries `X-RateLimit-Limit`; default 60. */
   initialLimit?: number;
   clock?: Clock;
-  /** Extra time a send stays in our window; default min(20, windowMs / 100) ms. */
+  /**
+   * Extra time a send stays in our window; default min(40, windowMs / 100) ms. The server counts
+   * arrivals: a send that reaches it late beside one that does not lands closer in its window.
+   * (A longer guard leaves a longer gap for another client's request at each refill.)
+   */
   guardMs?: number;
   /** Minimum gap between two sends; default min(20, windowMs / (4 × limit)) ms. */
   minSpacingMs?: number;
@@ -173,7 +177,7 @@ export class RateLimiter {
     this.maxRpm = opts.maxRpm === undefined ? undefined : Math.max(1, Math.floor(positive(opts.maxRpm, 60, 'maxRpm')));
     this.limit = Math.max(1, Math.floor(positive(opts.initialLimit, 60, 'initialLimit')));
     this.clock = opts.clock ?? systemClock;
-    this.guardMs = Math.max(1, opts.guardMs ?? Math.min(20, this.windowMs / 100));
+    this.guardMs = Math.max(1, opts.guardMs ?? Math.min(40, this.windowMs / 100));
     this.minSpacingOpt = opts.minSpacingMs === undefined ? undefined : Math.max(0, opts.minSpacingMs);
     this.skewMs = Math.max(0, opts.skewMs ?? 10);
     this.foreignHorizonMs = Math.max(1, opts.foreignHorizonMs ?? this.windowMs);
@@ -185,7 +189,7 @@ export class RateLimiter {
     this.paceBurst = Math.max(1, opts.paceBurst ?? 3);
     this.pacer = new Pacer(this.windowMs, this.paceBurst);
     this.quietMs = Math.max(1, opts.quietMs ?? this.windowMs / 4);
-    this.limitReading = new LimitReading(this.windowMs, this.guardMs);
+    this.limitReading = new LimitReading(this.windowMs, this.skewMs);
     this.sends = new OwnSends(this.windowMs, this.guardMs, this.skewMs, this.lateMs);
     this.foreignUsage = new ForeignUsage(this.foreignHorizonMs, this.confirmMs);
   }

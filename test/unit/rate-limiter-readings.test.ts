@@ -94,4 +94,14 @@ describe('RateLimiter on every reading of the limit (fake clock)', () => {
       }
     }
   });
+  it('never reads a rolling window as a bucket, alone or beside another client', async () => {
+    // Slots free a window after the server counted a send, not a window plus our guard: counted
+    // at the guard, the refills of a first burst look like slots freeing at a steady rate.
+    for (let seed = 21; seed <= 26; seed++) {
+      for (const other of [undefined, { start: 0, rpm: 15 }]) {
+        const { limiter } = await simulate({ limit: L, windowMs: W, workers: 16, durationMs: 4 * W, latency: [100, 1500], seed, ...(other ? { other } : {}) });
+        expect(limiter.stats().reading, `seed ${seed}, ${other ? 'beside' : 'alone'}`).toBe('window');
+      }
+    }
+  });
 });
