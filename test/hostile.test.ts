@@ -1,5 +1,6 @@
-// Broken and hostile detail responses: each is a clear recorded error for that conversation,
-// the run goes on, a body that was valid JSON is kept raw, and nothing else is affected.
+// Broken and hostile detail responses: a body that was JSON but no usable conversation is set
+// aside (kept raw, with its reason), one that was no JSON at all is a clear recorded error for
+// that conversation; the run goes on, and nothing else is affected.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +10,12 @@ import { sync, type SyncSummary } from '../src/crawler/sync.js';
 import { Database } from '../src/store/database.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 
-/** Kinds whose body is valid JSON that DuckDB can hold: kept raw, marked unusable. */
-const KEPT_RAW: HostileKind[] = ['transcript_object', 'bad_date', 'string_number'];
+/** Kinds whose body is JSON but not a usable conversation: kept raw, set aside with the reason. */
+const KEPT_RAW: HostileKind[] = ['transcript_object', 'bad_date', 'deep'];
+/** Kinds whose body is coerced by a documented rule and stored. */
+const COERCED: HostileKind[] = ['string_number'];
+/** Kinds that are no JSON body at all: a recorded error, asked again by the next run. */
+const FAILING = HOSTILE_KINDS.filter((k) => !KEPT_RAW.includes(k) && !COERCED.includes(k));
 
 interface HostileRun {
   sim: Simulator;
@@ -52,21 +57,20 @@ let shared: Promise<HostileRun> | undefined;
 const sharedRun = (): Promise<HostileRun> => (shared ??= hostileRun());
 
 describe('hostile responses', () => {
-  it('finish the run with one recorded error per broken conversation', async () => {
+  it('finish the run with one recorded error per conversation that sent no JSON', async () => {
     const { sim, dbPath, broken, summary } = await sharedRun();
     expect(summary.status).toBe('errors');
-    expect(summary.detailsFetched).toBe(300 - broken.size);
+    expect(summary.detailsFetched).toBe(300 - broken.size + COERCED.length);
+    expect(summary.detailsCoerced).toBe(COERCED.length);
+    expect(summary.detailsSetAside).toBe(KEPT_RAW.length);
+    expect(summary.errors).toBe(FAILING.length);
     const db = await Database.open(dbPath, { readOnly: true });
     const errors = await db.all<{ conversation_id: string; message: string }>(
       `SELECT conversation_id, message FROM sync_errors WHERE stage = 'detail' ORDER BY conversation_id`,
     );
     db.close();
-    expect(new Set(errors.map((e) => e.conversation_id))).toEqual(new Set(broken.values()));
+    expect(new Set(errors.map((e) => e.conversation_id))).toEqual(new Set(FAILING.map((k) => broken.get(k))));
     const messageOf = (kind: HostileKind) => errors.find((e) => e.conversation_id === broken.get(kind))!.message;
-    expect(messageOf('transcript_object')).toMatch(/transcript is not an array/);
-    expect(messageOf('bad_date')).toMatch(/started_at/);
-    expect(messageOf('string_number')).toMatch(/message_count/);
-    expect(messageOf('deep')).toMatch(/nest/);
     expect(messageOf('invalid_utf8')).toMatch(/UTF-8/);
     expect(messageOf('huge')).toMatch(/limit|too large|refused/i);
     expect(messageOf('trickle')).toMatch(/timed out|timeout/i);
@@ -83,12 +87,22 @@ describe('hostile responses', () => {
     expect(sim.leakedAuthorization).toEqual([]);
   }, 120_000);
 
-  it('keeps bodies that were valid JSON raw, marked unusable, and derives nothing from them', async () => {
-    const { dbPath, broken } = await sharedRun();
+  it('keeps bodies that were JSON raw, set aside with the reason, and derives nothing from them', async () => {
+    const { sim, dbPath, broken } = await sharedRun();
     const db = await Database.open(dbPath, { readOnly: true });
-    const raw = await db.all<{ id: string; invalid_reason: string | null }>(
-      `SELECT id, invalid_reason FROM raw_conversations WHERE invalid_reason IS NOT NULL ORDER BY id`,
+    const raw = await db.all<{ id: string; invalid_reason: string | null; detail_state: string }>(
+      `SELECT id, invalid_reason, detail_state FROM raw_conversations WHERE invalid_reason IS NOT NULL ORDER BY id`,
     );
+    const reasonOf = (kind: HostileKind) => raw.find((r) => r.id === broken.get(kind))?.invalid_reason;
+    expect(reasonOf('transcript_object')).toMatch(/^transcript is an object, not a list/);
+    expect(reasonOf('bad_date')).toMatch(/^started_at/);
+    expect(reasonOf('deep')).toMatch(/data/);
+    expect(new Set(raw.map((r) => r.detail_state))).toEqual(new Set(['set_aside']));
+    const coerced = await db.one<{ state: string; n: number }>(
+      `SELECT detail_state AS state, (SELECT message_count FROM conversations WHERE id = $id) AS n FROM raw_conversations WHERE id = $id`,
+      { id: broken.get('string_number')! },
+    );
+    expect(coerced).toEqual({ state: 'coerced', n: sim.dataset.detail(broken.get('string_number')!)!.message_count });
     const turns = await db.one<{ n: number }>(
       `SELECT count(*)::INTEGER AS n FROM transcript_turns WHERE conversation_id IN (SELECT id FROM raw_conversations WHERE invalid_reason IS NOT NULL)`,
     );
@@ -97,13 +111,19 @@ describe('hostile responses', () => {
     expect(turns?.n).toBe(0);
   }, 120_000);
 
-  it('leaves every other conversation exact, and fetches the broken ones again once they heal', async () => {
+  it('asks again for the failed ones only, the set-aside ones on --retry-set-aside, and ends exact once they heal', async () => {
     const { sim, dbPath, broken, summary } = await hostileRun();
     expect(summary.status).toBe('errors');
     for (const id of broken.values()) sim.breakConversation(id, null);
+    const open = sim.dataset.conversations.filter((c) => c.outcome === null).length;
     const again = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
     expect(again.status).toBe('ok');
-    expect(again.detailsFetched).toBe(broken.size + sim.dataset.conversations.filter((c) => c.outcome === null).length);
+    expect(again.detailsFetched).toBe(FAILING.length + open);
+    const asked = (id: string) => sim.requestLog.filter((r) => r.kind === 'conversation_detail' && r.path.endsWith(id)).length;
+    for (const kind of KEPT_RAW) expect(asked(broken.get(kind)!), kind).toBe(1);
+    const retried = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, retrySetAside: true });
+    expect(retried.status).toBe('ok');
+    expect(retried.detailsFetched).toBe(KEPT_RAW.length + open);
     await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
   }, 120_000);
 });

@@ -10,7 +10,7 @@ import { generateDataset } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { rebuild } from '../src/store/derive.js';
 import { SCHEMA_VERSION } from '../src/store/schema.js';
-import { saveDetails, saveListPage, startRun, type FetchedDetail, type RunCounters } from '../src/store/writes.js';
+import { fetchedDetail, saveDetails, saveListPage, startRun, type FetchedDetail, type RunCounters } from '../src/store/writes.js';
 import { runCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';
 import { expectNoDuplicateKeys, expectStoreMatches } from './support/store-vs-simulator.js';
@@ -22,7 +22,7 @@ const BIG = ['raw_listed_conversations', 'raw_conversations', 'conversations'] a
 /** The tables schema 5 copies (the child tables for their layout only). */
 const COPIED = [...BIG, 'transcript_turns', 'tool_calls', 'node_visits'] as const;
 const KEYS = `SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' AND table_name IN (${BIG.map((t) => `'${t}'`).join(', ')}) ORDER BY ALL`;
-const COUNTERS: RunCounters = { requests: 0, throttled: 0, retries: 0, conversationsListed: 0, detailsFetched: 0, errors: 0 };
+const COUNTERS: RunCounters = { requests: 0, throttled: 0, retries: 0, conversationsListed: 0, detailsFetched: 0, detailsCoerced: 0, detailsSetAside: 0, conversationsDeleted: 0, errors: 0 };
 
 /** Every row of the derived tables, in a stable order, as JSON-safe values. */
 async function derivedRows(db: Database): Promise<Record<string, unknown[]>> {
@@ -51,12 +51,8 @@ describe('batch writes without a primary key', () => {
     const ids = ds.records.map((r) => r.id);
     // a list entry says where it came from, so the conversations row shows which side won
     const entry = (id: string) => ({ id, body: JSON.stringify({ ...ds.record(id)!.summary, summary: 'from the list' }) });
-    const detail = (id: string, at: string, invalidReason: string | null = null): FetchedDetail => ({
-      id,
-      fetchedAt: new Date(at),
-      body: JSON.stringify({ data: invalidReason ? { id } : ds.detail(id) }),
-      invalidReason,
-    });
+    const detail = (id: string, at: string, invalidReason: string | null = null): FetchedDetail =>
+      fetchedDetail(id, new Date(at), JSON.stringify({ data: invalidReason ? { id } : ds.detail(id) }));
     const dbPath = tempDb();
     await Database.with(dbPath, async (db) => {
       const run = await startRun(db, new Date('2026-11-20T12:00:00Z'), space, null, new Date('2026-11-20T12:00:00Z'));

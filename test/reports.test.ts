@@ -13,7 +13,7 @@ import { loadReports, parseReportTime, reportBody, runReports, type ReportFilter
 import { startSimulator, type Dataset, type Simulator } from '../src/simulator/index.js';
 import { sync } from '../src/crawler/sync.js';
 import { Database } from '../src/store/database.js';
-import { finishRun, saveDetails, startRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../src/store/writes.js';
+import { fetchedDetail, finishRun, saveDetails, startRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../src/store/writes.js';
 import { runCli } from './support/cli.js';
 
 // ------------------------------------------------------------------------------------------
@@ -115,12 +115,7 @@ async function recordFailures(invalid: Set<string>, failing: Set<string>): Promi
   const at = new Date(NOW.getTime() + 60_000);
   await Database.with(dbPath, async (db) => {
     const runId = await startRun(db, at, dataset.space.slug, null, at);
-    const details: FetchedDetail[] = [...invalid].map((id) => ({
-      id,
-      fetchedAt: at,
-      body: JSON.stringify({ data: 'nope' }),
-      invalidReason: 'data is not an object',
-    }));
+    const details: FetchedDetail[] = [...invalid].map((id) => fetchedDetail(id, at, JSON.stringify({ data: 'nope' })));
     const errors: SyncErrorRecord[] = [...failing].map((id) => ({
       stage: 'detail',
       conversationId: id,
@@ -134,6 +129,9 @@ async function recordFailures(invalid: Set<string>, failing: Set<string>): Promi
       retries: 0,
       conversationsListed: 0,
       detailsFetched: details.length,
+      detailsCoerced: 0,
+      detailsSetAside: 0,
+      conversationsDeleted: 0,
       errors: errors.length,
     };
     await saveDetails(db, dataset.space.slug, details, errors, runId, counters);

@@ -7,12 +7,12 @@ import { generateDataset } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { rebuild } from '../src/store/derive.js';
 import { pendingDetails } from '../src/store/state.js';
-import { saveDetails, saveListPage, startRun, storedWithin, type FetchedDetail, type RunCounters } from '../src/store/writes.js';
+import { fetchedDetail, saveDetails, saveListPage, startRun, storedWithin, type FetchedDetail, type RunCounters } from '../src/store/writes.js';
 import { scratch } from './support/scratch.js';
 import { expectNoDuplicateKeys } from './support/store-vs-simulator.js';
 
 const { tempDb } = scratch('stored-within');
-const COUNTERS: RunCounters = { requests: 0, throttled: 0, retries: 0, conversationsListed: 0, detailsFetched: 0, errors: 0 };
+const COUNTERS: RunCounters = { requests: 0, throttled: 0, retries: 0, conversationsListed: 0, detailsFetched: 0, detailsCoerced: 0, detailsSetAside: 0, conversationsDeleted: 0, errors: 0 };
 const DERIVED = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits'] as const;
 
 async function derivedRows(db: Database): Promise<unknown[][]> {
@@ -22,7 +22,7 @@ async function derivedRows(db: Database): Promise<unknown[][]> {
 }
 
 describe('storedWithin', () => {
-  const detail = (storedAt?: FetchedDetail['storedAt']): FetchedDetail => ({ id: 'x', fetchedAt: new Date(0), body: '{}', invalidReason: null, storedAt });
+  const detail = (storedAt?: FetchedDetail['storedAt']): FetchedDetail => fetchedDetail('x', new Date(0), '{}', storedAt);
 
   it('reads every row for a detail without storedAt, none where nothing is stored, else a millisecond around the times', () => {
     const at = Date.parse('2026-11-20T12:00:00.000Z');
@@ -44,7 +44,7 @@ describe('detail writes bounded by where the plan saw the rows', () => {
     const detail = (id: string, at: string, final: boolean): FetchedDetail => {
       const data = { ...ds.detail(id) } as Record<string, unknown>;
       if (!final) delete data.outcome;
-      return { id, fetchedAt: new Date(at), body: JSON.stringify({ data }), invalidReason: null };
+      return fetchedDetail(id, new Date(at), JSON.stringify({ data }));
     };
     const dbPath = tempDb();
 

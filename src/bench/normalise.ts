@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { Database } from '../store/database.js';
 import { rebuild } from '../store/derive.js';
 import { SCHEMA_SQL } from '../store/schema.js';
+import { normaliseDetail } from '../store/normalise.js';
 import { saveDetails, saveListPage, startRun, type FetchedDetail, type RunCounters } from '../store/writes.js';
 import { generateDataset } from '../simulator/index.js';
 
@@ -63,7 +64,7 @@ export async function benchNormalise(dir: string, n: number, log: (s: string) =>
   // ---- (1) convoduck's store
   log(`normalise: convoduck store (saveListPage ×${LIST_PAGE}, saveDetails ×${DETAIL_BATCH})`);
   const space = dataset.space.slug;
-  const counters: RunCounters = { requests: 0, throttled: 0, retries: 0, conversationsListed: 0, detailsFetched: 0, errors: 0 };
+  const counters: RunCounters = { requests: 0, throttled: 0, retries: 0, conversationsListed: 0, detailsFetched: 0, detailsCoerced: 0, detailsSetAside: 0, conversationsDeleted: 0, errors: 0 };
   let storeSec = 0;
   const db = await Database.open(dbPath);
   try {
@@ -93,9 +94,10 @@ export async function benchNormalise(dir: string, n: number, log: (s: string) =>
       batch = [];
     };
     for await (const line of createInterface({ input: createReadStream(detailsFile) })) {
-      // The crawler parses every body (to validate it) and stores the text as received.
-      const id = (JSON.parse(line) as { data: { id: string } }).data.id;
-      batch.push({ id, fetchedAt: new Date(), body: line, invalidReason: null });
+      // The crawler parses and normalises every body, and stores the text as received.
+      const json = JSON.parse(line) as { data: { id: string } };
+      const id = json.data.id;
+      batch.push({ id, fetchedAt: new Date(), body: line, normalised: normaliseDetail(json, id) });
       if (batch.length === DETAIL_BATCH) await flush();
     }
     if (batch.length > 0) await flush();

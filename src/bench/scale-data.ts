@@ -83,7 +83,9 @@ export async function generateScaleData(db: Database, n: number, options: ScaleO
                coalesce(outcome, 'is still talking') || '.',
              outcome IS NOT NULL,
              ${END},
-             CASE WHEN has_detail THEN ${END} END
+             CASE WHEN has_detail THEN ${END} END,
+             CASE WHEN has_detail THEN 'exact' END,
+             NULL
       FROM g`);
 
     // Node path: greeting, middle nodes, then a last node that fits the outcome.
@@ -141,7 +143,9 @@ export async function generateScaleData(db: Database, n: number, options: ScaleO
                  'node_key': 'conversation'}),
                'tool_calls': [], 'node_path': [], 'recording_url': NULL}}),
              NULL,
-             outcome IS NOT NULL
+             outcome IS NOT NULL,
+             'exact',
+             false
       FROM g
       WHERE has_detail`);
 

@@ -118,9 +118,9 @@ export function renderStatus(s: StatusReport): string {
   const pct = d.coverage === null ? '' : ` (${(d.coverage * 100).toFixed(1)}%)`;
   out.push(
     'details',
-    `  listed ${thousands(d.listed)}, stored ${thousands(d.stored)}${pct}, missing ${thousands(d.missing)}, ` +
-      `invalid ${thousands(d.invalid)}, failing ${thousands(d.failing)}`,
-    `  pending ${thousands(d.pending)} (fetched by the next sync: missing, invalid, or not final when fetched)`,
+    `  listed ${thousands(d.listed)}, stored ${thousands(d.stored)}${pct} (coerced ${thousands(d.coerced)}), missing ${thousands(d.missing)}, ` +
+      `set aside ${thousands(d.setAside)}, deleted at the source ${thousands(d.deleted)}, failing ${thousands(d.failing)}`,
+    `  pending ${thousands(d.pending)} (fetched by the next sync: missing, set aside whose listing changed, or not final when fetched)`,
     '',
   );
 

@@ -89,6 +89,8 @@ export interface BatchOptions<T, R> {
   /** a cap on results held across crawls (see HeldSlots); none when absent */
   slots?: HeldSlots;
   batchSize: number;
+  /** also flush once the batch's results weigh this much (by `weigh`) */
+  batchWeight?: { max: number; weigh: (result: R) => number };
   /** flush at least this often while results arrive */
   flushIntervalMs: number;
   /** stop taking items (the results so far are still flushed) */
@@ -106,6 +108,7 @@ export interface BatchOptions<T, R> {
 export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>): Promise<void> {
   const self = {}; // this crawl, for its turns at the shared slots
   let batch: R[] = [];
+  let weight = 0;
   let lastFlush = Date.now();
   // Writes go one after another, each after the one before it (the writer serialises them anyway).
   let flushing: Promise<void> = Promise.resolve();
@@ -116,6 +119,7 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
     timer = undefined;
     const taken = batch;
     batch = [];
+    weight = 0;
     lastFlush = Date.now();
     flushing = flushing.then(() => o.flush(taken)).finally(() => o.slots?.give(self, taken.length));
     return flushing;
@@ -146,12 +150,14 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
       }
       if (result !== null) {
         batch.push(result);
+        weight += o.batchWeight?.weigh(result) ?? 0;
         arm();
       } else {
         o.slots?.give(self, 1);
       }
       o.done?.(result);
-      if (batch.length >= o.batchSize || Date.now() - lastFlush >= o.flushIntervalMs) await flush();
+      const heavy = o.batchWeight !== undefined && weight >= o.batchWeight.max;
+      if (batch.length >= o.batchSize || heavy || Date.now() - lastFlush >= o.flushIntervalMs) await flush();
     }
   };
   try {

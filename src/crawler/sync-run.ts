@@ -11,6 +11,7 @@ import {
   countMissingDetails,
   countPendingDetails,
   DEFAULT_OVERLAP_MS,
+  storedInWindow,
   describeShortWindow,
   getWatermark,
   pendingDetails,
@@ -19,7 +20,20 @@ import {
   type PendingDetails,
   type TimeWindow,
 } from '../store/state.js';
-import { finishRun, recordErrors, saveListPage, startRun, updateRun, type FetchedDetail, type RunCounters, type StoredAt, type SyncErrorRecord } from '../store/writes.js';
+import {
+  finishRun,
+  markDeleted,
+  recordErrors,
+  saveListPage,
+  startRun,
+  updateRun,
+  type DeletedConversation,
+  type FetchedDetail,
+  type RunCounters,
+  type StoredAt,
+  type SyncErrorRecord,
+} from '../store/writes.js';
+import { normaliseDetail } from '../store/normalise.js';
 import type { Database } from '../store/database.js';
 import { inBatches } from './batches.js';
 import { ListedBodies } from './listed-bodies.js';
@@ -27,8 +41,7 @@ import { DimensionCrawl } from './dimensions.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
 import { planWindow } from './plan.js';
 import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync.js';
-import { detailProblem, nestsTooDeep } from './validate.js';
-import { OwnWrites } from './writer.js';
+import { DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
 
 /** What a run that ended in an exception had done (its sync_runs row says the same). */
 export interface FailedRunCounters extends RunCounters {
@@ -62,6 +75,11 @@ export class SyncRun {
   private detailsDone = 0;
   private detailsTotal = 0;
   private detailsFetched = 0;
+  private detailsCoerced = 0;
+  private detailsSetAside = 0;
+  private conversationsDeleted = 0;
+  /** conversations whose detail answered 404, not yet written */
+  private readonly deleted: DeletedConversation[] = [];
   private errorCount = 0;
   private phase: SyncPhase = 'dimensions';
   private fatal: unknown = null;
@@ -113,6 +131,7 @@ export class SyncRun {
       this.listTotal = lister.total;
       this.lister = null;
       gap = this.recordShortWindows(lister, window.advancesWatermark);
+      if (complete && gap === null && !this.aborted) await this.markVanished(window, lister.seen);
       lister.seen.clear(); // 100,000 ids: memory the details phase does not need
       this.listedBodies.clear();
       // The watermark moves only over a window that added up in full.
@@ -156,6 +175,9 @@ export class SyncRun {
       retries: c.retries,
       conversationsListed: c.conversationsListed,
       detailsFetched: c.detailsFetched,
+      detailsCoerced: c.detailsCoerced,
+      detailsSetAside: c.detailsSetAside,
+      conversationsDeleted: c.conversationsDeleted,
       detailsPending: pending,
       errors: c.errors,
       listingShortfall: gap ? gap.counted - gap.served : 0,
@@ -192,6 +214,9 @@ export class SyncRun {
       retries: stats.retries,
       conversationsListed: this.listedCount,
       detailsFetched: this.detailsFetched,
+      detailsCoerced: this.detailsCoerced,
+      detailsSetAside: this.detailsSetAside,
+      conversationsDeleted: this.conversationsDeleted,
       errors: this.errorCount,
     };
   }
@@ -309,39 +334,66 @@ export class SyncRun {
     return Math.max(this.listed, this.lister?.seen.size ?? 0);
   }
 
+  /**
+   * A window listed in full that no longer holds a conversation stored before: it was deleted at
+   * the source. Only conversations inside the window, by the same bounds the listing was checked with.
+   */
+  private async markVanished(window: { from: Date | null; to: Date }, seen: ReadonlyMap<string, number>): Promise<void> {
+    const fromMs = window.from?.getTime() ?? -Infinity;
+    const toMs = window.to.getTime();
+    await this.commit(async (db) => {
+      const vanished: DeletedConversation[] = [];
+      for await (const stored of storedInWindow(db, this.space, window.from, window.to)) {
+        if (stored.startedMs >= fromMs && stored.startedMs <= toMs && !seen.has(stored.id)) {
+          vanished.push({ id: stored.id, seenAt: this.now(), reason: 'missing_from_listing' });
+        }
+      }
+      this.conversationsDeleted += vanished.length;
+      await markDeleted(db, this.space, this.runId, vanished);
+    });
+  }
+
   private async fetchDetails(): Promise<void> {
     const firstOutcomes = this.options.details?.kind === 'first' ? this.options.details.outcomes : [];
     const chunk = this.options.planChunk ?? PLAN_CHUNK;
-    this.detailsTotal = await this.writer.write((db) => countPendingDetails(db, this.space)); // (see countPending)
+    const retrySetAside = this.options.retrySetAside === true;
+    this.detailsTotal = await this.writer.write((db) => countPendingDetails(db, this.space, retrySetAside)); // (see countPending)
     // (the phase changes once the total is known, so progress never shows "0/0")
     this.setPhase('details');
     // Each plan is the next chunk in order, less what this run tried: every pending id once, in
     // ceil(total / chunk) plans (no more, even if a clock going back let a tried id through).
     const tried = { runId: this.runId, since: this.startedAt };
     for (let plans = Math.ceil(this.detailsTotal / chunk); plans > 0 && !this.aborted; plans--) {
-      const pending = await this.writer.write((db) => pendingDetails(db, { firstOutcomes, space: this.space, tried, limit: chunk }));
+      const pending = await this.writer.write((db) => pendingDetails(db, { firstOutcomes, space: this.space, tried, limit: chunk, retrySetAside }));
       if (pending.ids.length === 0) break;
       await this.fetchPlanned(pending);
     }
   }
 
   private async fetchPlanned(pending: PendingDetails): Promise<void> {
-    await inBatches(pending.ids, {
+    await inBatches<string, FetchedDetail>(pending.ids, {
       concurrency: this.options.concurrency ?? 32,
       slots: this.writer.slots,
       batchSize: this.options.batchSize ?? 100,
+      batchWeight: { max: DETAIL_BYTES_PER_BATCH, weigh: (d) => d.body.length },
       flushIntervalMs: this.options.flushIntervalMs ?? 2_000,
       stopped: () => this.aborted,
       work: (id, i) => this.fetchDetail(id, pending.storedAt(i)),
       flush: (details) => {
         const errors = this.errors.splice(0);
+        const deleted = this.deleted.splice(0);
         const counters = this.counters();
-        return this.writer.writeDetails({ space: this.space, details, errors, runId: this.runId, counters });
+        return this.writer.writeDetails({ space: this.space, details, deleted, errors, runId: this.runId, counters });
       },
-      mustFlush: () => this.errors.length > 0,
+      mustFlush: () => this.errors.length > 0 || this.deleted.length > 0,
       done: (detail) => {
         this.detailsDone++;
-        if (detail && detail.invalidReason === null) this.detailsFetched++;
+        if (detail?.normalised.usable) {
+          this.detailsFetched++;
+          if (detail.normalised.coerced) this.detailsCoerced++;
+        } else if (detail) {
+          this.detailsSetAside++;
+        }
         this.report();
       },
     });
@@ -350,14 +402,7 @@ export class SyncRun {
   private async fetchDetail(id: string, storedAt: StoredAt): Promise<FetchedDetail | null> {
     try {
       const { json, text } = await this.client.getConversation(this.space, id);
-      const fetchedAt = this.now();
-      if (nestsTooDeep(json)) {
-        this.recordError('detail', id, new Error('response nests too deeply to store'));
-        return null;
-      }
-      const problem = detailProblem(json, id);
-      if (problem) this.recordError('detail', id, new Error(`unusable response: ${problem}`));
-      return { id, fetchedAt, body: text, invalidReason: problem, storedAt };
+      return { id, fetchedAt: this.now(), body: text, normalised: normaliseDetail(json, id), storedAt };
     } catch (err) {
       // a request cut short by Ctrl-C is not an error of the conversation: the next run fetches it
       if (this.options.signal?.aborted) return null;
@@ -365,7 +410,13 @@ export class SyncRun {
         this.fatal ??= err;
         return null;
       }
-      if (err instanceof NotFoundError || err instanceof Error) {
+      // listed, then deleted at the source: a state of the conversation, not an error of the run
+      if (err instanceof NotFoundError) {
+        this.conversationsDeleted++;
+        this.deleted.push({ id, seenAt: this.now(), reason: 'detail_not_found' });
+        return null;
+      }
+      if (err instanceof Error) {
         this.recordError('detail', id, err);
         return null;
       }

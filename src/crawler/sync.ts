@@ -21,6 +21,8 @@ export interface CrawlOptions {
   since?: Date;
   until?: Date;
   full?: boolean;
+  /** fetch again every detail set aside, not only those whose list entry changed */
+  retrySetAside?: boolean;
   /** how far before the watermark an incremental run starts listing (default 1 h) */
   overlapMs?: number;
   /** requests in flight at once (default 32: latency must not cost throughput) */
@@ -93,7 +95,13 @@ export interface SyncSummary {
   retries: number;
   conversationsListed: number;
   detailsFetched: number;
-  /** listed conversations still without a usable detail (the next run fetches them) */
+  /** of detailsFetched, stored with some value coerced by a documented rule */
+  detailsCoerced: number;
+  /** details set aside this run: raw body kept, reason recorded, not fetched again until their listing changes */
+  detailsSetAside: number;
+  /** conversations found deleted at the source this run (never fetched again) */
+  conversationsDeleted: number;
+  /** listed conversations still without a detail the next run fetches */
   detailsPending: number;
   errors: number;
   /** conversations the server counts in the window but never served (0: the listing added up) */

@@ -2,8 +2,9 @@
 // then closed, so `query` and `report` can read between batches; jobs that queue up while a
 // write runs share the next opening, and the details flushes among them share its transactions.
 
-import { CHECKPOINT_MEMORY_LIMIT, Database, WRITER_MEMORY_LIMIT } from '../store/database.js';
-import { saveDetailBatches, type DetailBatch } from '../store/writes.js';
+import { CHECKPOINT_MEMORY_LIMIT, Database, RAISED_MEMORY_LIMIT, WRITER_MEMORY_LIMIT } from '../store/database.js';
+import { setAsideUnstorable, type NormalisedDetail } from '../store/normalise.js';
+import { detailBytes, saveDetailBatches, type DetailBatch, type FetchedDetail } from '../store/writes.js';
 import { HeldSlots } from './batches.js';
 
 /**
@@ -21,6 +22,14 @@ const DETAILS_PER_OPENING = 1_000;
  * under the writer's cap one of 300 to 1,000 details (~5 KB bodies) ran out of memory.
  */
 const DETAILS_PER_TRANSACTION = 150;
+
+/**
+ * Body text per transaction, and per crawl's batch (DETAIL_BYTES_PER_BATCH): what a write holds
+ * grows with its bodies, not their count, and one long conversation weighs a thousand short ones.
+ * A write that still fails is split (see saveFlush), so these size the common case only.
+ */
+const DETAIL_BYTES_PER_TRANSACTION = 2_000_000;
+export const DETAIL_BYTES_PER_BATCH = 4_000_000;
 
 /**
  * Details fetched and not yet written, across every crawl feeding this writer. One crawl holds at
@@ -100,9 +109,9 @@ export class BatchWriter {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const jobs = this.take();
-      let db: Database;
+      const opening = new Opening(this.dbPath);
       try {
-        db = await Database.open(this.dbPath, { memoryLimit: WRITER_MEMORY_LIMIT });
+        await opening.db();
       } catch (err) {
         for (const job of jobs) job.done(err);
         continue;
@@ -111,18 +120,21 @@ export class BatchWriter {
       try {
         const flushes = jobs.filter((j): j is Extract<Job, { kind: 'details' }> => j.kind === 'details');
         for (const job of jobs) {
-          if (job.kind === 'work') await run(job, () => job.work(db));
-          else if (job === flushes[0]) await this.saveFlushes(db, flushes);
+          if (job.kind === 'work') await run(job, async () => job.work(await opening.db()));
+          else if (job === flushes[0]) await this.saveFlushes(opening, flushes);
         }
         // Closing checkpoints the file, and close() is synchronous: on a large database that held
-        // the event loop for ~0.5 s per batch (requests in flight stalled). Checkpointing first
-        // runs the same work on DuckDB's threads; the close then has nothing left to write.
+        // the event loop while requests in flight stalled. Checkpointing first runs the same work
+        // on DuckDB's threads; the close then has nothing left to write.
+        const db = await opening.db();
         checkpointed = await db.checkpoint(this.checkpointMemoryLimit).then(
           () => true,
           () => false,
         );
+      } catch {
+        checkpointed = false;
       } finally {
-        db.close();
+        opening.close();
       }
       if (!checkpointed) await this.checkpointAgain();
     }
@@ -134,44 +146,120 @@ export class BatchWriter {
    * so the file is whole again, copyable alone. Should that fail too, the next opening replays them.
    */
   private async checkpointAgain(): Promise<void> {
-    await Database.with(this.dbPath, (db) => db.run('CHECKPOINT'), { memoryLimit: WRITER_MEMORY_LIMIT }).catch(() => undefined);
+    for (const memoryLimit of [WRITER_MEMORY_LIMIT, RAISED_MEMORY_LIMIT]) {
+      const done = await Database.with(this.dbPath, (db) => db.run('CHECKPOINT'), { memoryLimit }).then(
+        () => true,
+        () => false,
+      );
+      if (done) return;
+    }
   }
 
   /**
    * The flushes in transactions of up to DETAILS_PER_TRANSACTION details; when one fails, each of
    * its flushes in its own (one bad flush fails only its own crawl).
    */
-  private async saveFlushes(db: Database, flushes: Extract<Job, { kind: 'details' }>[]): Promise<void> {
+  private async saveFlushes(opening: Opening, flushes: Extract<Job, { kind: 'details' }>[]): Promise<void> {
     for (const group of transactions(flushes)) {
       if (group.length > 1) {
         try {
           await saveDetailBatches(
-            db,
+            await opening.db(),
             group.map((f) => f.batch),
           );
           for (const f of group) f.done(undefined);
           continue;
         } catch {
-          // each alone, below
+          await opening.recover();
         }
       }
-      for (const f of group) await run(f, () => saveDetailBatches(db, [f.batch]));
+      for (const f of group) await run(f, () => saveFlush(opening, f.batch));
     }
   }
 }
 
-/** Consecutive flushes grouped up to DETAILS_PER_TRANSACTION details (a larger flush alone). */
+/**
+ * One flush, whatever its details hold. A write that fails (DuckDB's memory cap met by what the
+ * bodies hold) is split in halves and retried, down to one detail; one detail that still fails is
+ * written under a raised cap, and failing that, set aside with the reason (its raw body kept).
+ * The flush's errors, deletions and counters go with its first part.
+ */
+async function saveFlush(opening: Opening, batch: DetailBatch): Promise<void> {
+  try {
+    await saveDetailBatches(await opening.db(), [batch]);
+    return;
+  } catch (err) {
+    await opening.recover();
+    if (batch.details.length <= 1) {
+      const detail = batch.details[0];
+      if (!detail) throw err;
+      await saveAlone(opening, batch, detail, err);
+      return;
+    }
+  }
+  const half = Math.ceil(batch.details.length / 2);
+  await saveFlush(opening, { ...batch, details: batch.details.slice(0, half) });
+  await saveFlush(opening, { ...batch, details: batch.details.slice(half), errors: [], deleted: [] });
+}
+
+async function saveAlone(opening: Opening, batch: DetailBatch, detail: FetchedDetail, failure: unknown): Promise<void> {
+  try {
+    const db = await opening.db();
+    await db.withMemoryLimit(RAISED_MEMORY_LIMIT, () => saveDetailBatches(db, [batch]));
+    return;
+  } catch {
+    await opening.recover();
+  }
+  const reason = `could not be stored: ${failure instanceof Error ? failure.message : String(failure)}`;
+  const setAside: NormalisedDetail = setAsideUnstorable(reason);
+  await saveDetailBatches(await opening.db(), [{ ...batch, details: [{ ...detail, normalised: setAside }] }]);
+}
+
+/**
+ * The writer's database for one opening of the file. After a failed write DuckDB has rolled it
+ * back; should the instance itself be unusable, `recover` opens the file again.
+ */
+class Opening {
+  private current: Database | null = null;
+
+  constructor(private readonly dbPath: string) {}
+
+  async db(): Promise<Database> {
+    this.current ??= await Database.open(this.dbPath, { memoryLimit: WRITER_MEMORY_LIMIT });
+    return this.current;
+  }
+
+  async recover(): Promise<void> {
+    const usable = await this.current?.run('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    if (usable) return;
+    this.close();
+  }
+
+  close(): void {
+    this.current?.close();
+    this.current = null;
+  }
+}
+
+/** Consecutive flushes grouped up to DETAILS_PER_TRANSACTION details and DETAIL_BYTES_PER_TRANSACTION (a larger flush alone). */
 function transactions<F extends { batch: DetailBatch }>(flushes: F[]): F[][] {
   const groups: F[][] = [];
   let size = Infinity;
+  let bytes = Infinity;
   for (const f of flushes) {
     const n = f.batch.details.length;
-    if (size + n > DETAILS_PER_TRANSACTION) {
+    const b = detailBytes(f.batch.details);
+    if (size + n > DETAILS_PER_TRANSACTION || bytes + b > DETAIL_BYTES_PER_TRANSACTION) {
       groups.push([]);
       size = 0;
+      bytes = 0;
     }
     groups.at(-1)!.push(f);
     size += n;
+    bytes += b;
   }
   return groups;
 }

@@ -97,8 +97,12 @@ export interface StatusReport {
     stored: number;
     /** listed, never fetched */
     missing: number;
-    /** fetched, but the body was unusable (fetched again next run) */
-    invalid: number;
+    /** fetched, but set aside: the body cannot be stored as rows (raw body kept, reason in raw_conversations.invalid_reason) */
+    setAside: number;
+    /** stored, some values coerced by a documented rule */
+    coerced: number;
+    /** deleted at the source (a 404, or missing from a window listed again); never fetched again */
+    deleted: number;
     /** without a usable detail and with a recorded error */
     failing: number;
     /** what the next sync fetches: missing, invalid, and details of unfinished conversations */
@@ -192,17 +196,19 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
 
   const d = (await db.one(
     `WITH usable AS (SELECT id FROM raw_conversations WHERE invalid_reason IS NULL),
-          invalid AS (SELECT id FROM raw_conversations WHERE invalid_reason IS NOT NULL),
           errored AS (SELECT DISTINCT conversation_id AS id FROM sync_errors WHERE conversation_id IS NOT NULL)
      SELECT
        (SELECT count(*) FROM raw_listed_conversations)::BIGINT AS listed,
        (SELECT count(*) FROM usable)::BIGINT AS stored,
        (SELECT count(*) FROM raw_listed_conversations l
-          WHERE l.id NOT IN (SELECT id FROM raw_conversations))::BIGINT AS missing,
-       (SELECT count(*) FROM invalid)::BIGINT AS invalid,
+          WHERE l.id NOT IN (SELECT id FROM raw_conversations) AND l.id NOT IN (SELECT id FROM deleted_conversations))::BIGINT AS missing,
+       (SELECT count(*) FROM raw_conversations WHERE detail_state = 'set_aside')::BIGINT AS set_aside,
+       (SELECT count(*) FROM raw_conversations WHERE detail_state = 'coerced')::BIGINT AS coerced,
+       (SELECT count(*) FROM deleted_conversations)::BIGINT AS deleted,
        (SELECT count(*) FROM errored WHERE id NOT IN (SELECT id FROM usable))::BIGINT AS failing,
        -- the condition of pendingDetails (state.ts), counted rather than listed
        (SELECT count(*) FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
+          LEFT JOIN deleted_conversations x USING (id)
           WHERE ${NEEDS_DETAIL})::BIGINT AS pending`,
   )) ?? {};
   const pending = num(d.pending);
@@ -246,7 +252,9 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
       listed,
       stored,
       missing: num(d.missing),
-      invalid: num(d.invalid),
+      setAside: num(d.set_aside),
+      coerced: num(d.coerced),
+      deleted: num(d.deleted),
       failing: num(d.failing),
       pending,
       coverage: listed > 0 ? stored / listed : null,
@@ -296,6 +304,7 @@ async function spaceStatuses(
             count(*) FILTER (WHERE d.id IS NOT NULL AND d.invalid_reason IS NULL)::BIGINT AS stored,
             count(*) FILTER (WHERE ${NEEDS_DETAIL})::BIGINT AS pending
      FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
+     LEFT JOIN deleted_conversations x USING (id)
      GROUP BY l.space`,
   );
   return (await storedSpaces(db)).map((space) => {

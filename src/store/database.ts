@@ -48,6 +48,12 @@ export const WRITER_MEMORY_LIMIT = '64MB';
 export const CHECKPOINT_MEMORY_LIMIT = '40MB';
 
 /**
+ * The cap a write or checkpoint that failed under the usual ones is tried again under, for that
+ * one item only: a cap that can be met must never fail a run.
+ */
+export const RAISED_MEMORY_LIMIT = '256MB';
+
+/**
  * The storage format convoduck writes: the oldest that compresses the raw bodies with ZSTD
  * (schema.ts). Any DuckDB from 1.2.0 reads the file; an existing file is upgraded when a write opens it.
  */

@@ -1,40 +1,11 @@
-// Derives the public conversation tables from the raw API bodies, entirely inside DuckDB
-// (JSON unnesting is DuckDB's job, not ours). The same SQL serves a batch during `sync` and the
-// whole database during `rebuild`, so the two can never disagree: only its inputs differ.
+// Derives the public conversation tables from the raw API bodies. The bodies are read by the
+// rules of normalise.ts (the same parser that accepted them, so DuckDB never parses a body);
+// the rows go to DuckDB through its appender as text and are cast there. The same functions
+// serve a batch during `sync` and the whole database during `rebuild`.
 
 import type { Database, Params } from './database.js';
-import { DETAIL_IS_FINAL } from './schema.js';
+import { detailState, normaliseDetail, normaliseSummary, type ConversationFields, type Drift, type NormalisedDetail } from './normalise.js';
 import { deriveSpaceConfig } from './space-config.js';
-
-/**
- * What a conversation's row is derived from: its list entries (a relation with id, space,
- * listed_at, body) and its usable details (id, space, fetched_at, body). Over the whole database
- * these are the raw tables; for a batch, temp tables holding the batch's rows (writes.ts).
- */
-export interface Inputs {
-  listed: string;
-  details: string;
-}
-
-/** Details that are usable: valid bodies only (an invalid one is kept raw, never derived). */
-export const STORED_INPUTS: Inputs = {
-  listed: 'SELECT id, space, listed_at, body FROM raw_listed_conversations',
-  details: 'SELECT id, space, fetched_at, body FROM raw_conversations WHERE invalid_reason IS NULL',
-};
-
-const TRANSCRIPT_SHAPE = JSON.stringify([{ at: 'VARCHAR', speaker: 'VARCHAR', text: 'VARCHAR', node_key: 'VARCHAR' }]);
-const TOOL_CALL_SHAPE = JSON.stringify([
-  {
-    at: 'VARCHAR',
-    tool_id: 'VARCHAR',
-    slug: 'VARCHAR',
-    node_key: 'VARCHAR',
-    status: 'VARCHAR',
-    input_redacted: 'JSON',
-    output_redacted: 'JSON',
-  },
-]);
-const NODE_PATH_SHAPE = JSON.stringify([{ at: 'VARCHAR', node_key: 'VARCHAR' }]);
 
 /** `column IN ($1, …, $n)` for a batch of ids (the same numbered parameters may appear several times). */
 export function inIds(ids: readonly string[], column: string): string {
@@ -47,77 +18,208 @@ export function idParams(ids: readonly string[]): Params | undefined {
   return ids.length === 0 ? undefined : [...ids];
 }
 
-/**
- * When a conversation's list entry wins over its detail: the newer of the two wins, so a
- * conversation that finished since its detail was fetched shows its final state even before the
- * detail is fetched again. Over `l` (list entry) and `d` (usable detail) joined by id.
- */
-export const LISTED_WINS = `(d.id IS NULL OR (l.id IS NOT NULL AND d.fetched_at < l.listed_at))`;
-
-function childRows(details: string, field: string, shape: string): string {
-  return `
-    SELECT id AS conversation_id, generate_subscripts(items, 1) - 1 AS seq, unnest(items, recursive := true)
-    FROM (
-      SELECT id, from_json(json_extract(body, '$.data.${field}'), '${shape}') AS items
-      FROM (${details})
-    )`;
+/** Loads rows of text into a fresh temp table through DuckDB's appender (the fast path). */
+export async function stage(db: Database, name: string, columns: readonly string[], rows: Iterable<(string | null)[]>): Promise<void> {
+  await db.run(`CREATE OR REPLACE TEMP TABLE ${name} (${columns.map((c) => `${c} VARCHAR`).join(', ')})`);
+  const appender = await db.connection.createAppender(name);
+  try {
+    for (const row of rows) {
+      for (const value of row) {
+        if (value === null) appender.appendNull();
+        else appender.appendVarchar(value);
+      }
+      appender.endRow();
+    }
+  } finally {
+    appender.closeSync();
+  }
 }
 
-/** Inserts the `conversations` rows of every id in the inputs (the caller deleted the old ones). */
-export async function insertConversationRows(db: Database, inputs: Inputs): Promise<void> {
-  await db.run(`
-    INSERT INTO conversations
-    SELECT
-      id, space,
-      rec->>'$.agent_id', rec->>'$.channel', rec->>'$.direction', rec->>'$.session_ref', rec->>'$.page_url',
-      try_cast(rec->>'$.started_at' AS TIMESTAMPTZ),
-      try_cast(rec->>'$.ended_at' AS TIMESTAMPTZ),
-      try_cast(rec->>'$.duration_sec' AS INTEGER),
-      try_cast(rec->>'$.message_count' AS INTEGER),
-      rec->>'$.outcome',
-      rec->>'$.summary',
-      (rec->>'$.ended_at') IS NOT NULL AND (rec->>'$.outcome') IS NOT NULL,
-      listed_at,
-      detail_fetched_at
-    FROM (
-      SELECT
-        coalesce(l.id, d.id) AS id,
-        coalesce(d.space, l.space) AS space,
-        CASE WHEN ${LISTED_WINS} THEN l.body ELSE json_extract(d.body, '$.data') END AS rec,
-        l.listed_at,
-        d.fetched_at AS detail_fetched_at
-      FROM (${inputs.listed}) l
-      FULL OUTER JOIN (${inputs.details}) d USING (id)
-    )`);
+/** One `conversations` row: the API's fields (from the list entry or the detail) and convoduck's. */
+export interface ConversationRow {
+  id: string;
+  space: string;
+  fields: ConversationFields;
+  listedAt: Date | null;
+  /** when the usable detail stored was fetched (null: none) */
+  detailFetchedAt: Date | null;
+  /** the stored detail's state, set aside included (null: no detail stored) */
+  detailState: string | null;
+  deletedAt: Date | null;
 }
 
-/** Inserts the transcript_turns, tool_calls and node_visits rows of the given usable details (id, body). */
-export async function insertChildRows(db: Database, details: string): Promise<void> {
+const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
+
+/** Inserts `conversations` rows (the caller deleted the old ones). */
+export async function insertConversationRows(db: Database, rows: readonly ConversationRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = [
+    'id', 'space', 'agent_id', 'channel', 'direction', 'session_ref', 'page_url', 'started_at', 'ended_at', 'duration_sec',
+    'message_count', 'outcome', 'summary', 'is_final', 'listed_at', 'detail_fetched_at', 'detail_state', 'deleted_at',
+  ];
+  await stage(
+    db,
+    '_conversation_rows',
+    columns,
+    rows.map((r) => {
+      const f = r.fields;
+      return [
+        r.id, r.space, f.agent_id, f.channel, f.direction, f.session_ref, f.page_url, f.started_at, f.ended_at, f.duration_sec,
+        f.message_count, f.outcome, f.summary, String(f.is_final), iso(r.listedAt), iso(r.detailFetchedAt), r.detailState, iso(r.deletedAt),
+      ];
+    }),
+  );
   await db.run(`
-    INSERT INTO transcript_turns
-    SELECT conversation_id, seq, try_cast("at" AS TIMESTAMPTZ), speaker, text, node_key
-    FROM (${childRows(details, 'transcript', TRANSCRIPT_SHAPE)})`);
-  await db.run(`
-    INSERT INTO tool_calls
-    SELECT conversation_id, seq, try_cast("at" AS TIMESTAMPTZ), tool_id, slug, node_key, status, input_redacted, output_redacted
-    FROM (${childRows(details, 'tool_calls', TOOL_CALL_SHAPE)})`);
-  await db.run(`
-    INSERT INTO node_visits
-    SELECT conversation_id, seq, try_cast("at" AS TIMESTAMPTZ), node_key
-    FROM (${childRows(details, 'node_path', NODE_PATH_SHAPE)})`);
+    INSERT INTO conversations BY NAME
+    SELECT id, space, agent_id, channel, direction, session_ref, page_url,
+      try_cast(started_at AS TIMESTAMPTZ) AS started_at, try_cast(ended_at AS TIMESTAMPTZ) AS ended_at,
+      try_cast(duration_sec AS INTEGER) AS duration_sec, try_cast(message_count AS INTEGER) AS message_count,
+      outcome, summary, is_final::BOOLEAN AS is_final, listed_at::TIMESTAMPTZ AS listed_at,
+      detail_fetched_at::TIMESTAMPTZ AS detail_fetched_at, detail_state, deleted_at::TIMESTAMPTZ AS deleted_at
+    FROM _conversation_rows`);
+}
+
+/** A detail's derived rows: a normalised body of one conversation. */
+export interface DerivedDetail {
+  id: string;
+  normalised: NormalisedDetail;
 }
 
 /** The tables whose rows belong to one conversation each (by conversation_id). */
-export const CHILD_TABLES = ['transcript_turns', 'tool_calls', 'node_visits'] as const;
+export const CHILD_TABLES = ['transcript_turns', 'tool_calls', 'node_visits', 'detail_drift'] as const;
 
-/** Re-derives everything derived from the raw bodies (public tables, agent history and is_final), in one transaction. */
+/** The drift rows of a detail: what it held that the schema did not expect, and why one was set aside. */
+function driftOf(n: NormalisedDetail): Drift[] {
+  return n.usable ? n.drift : [...n.drift, { path: n.path, kind: 'set_aside', note: n.reason }];
+}
+
+/** Inserts the transcript_turns, tool_calls, node_visits and detail_drift rows of the details. */
+export async function insertChildRows(db: Database, details: readonly DerivedDetail[]): Promise<void> {
+  const usable = details.filter((d) => d.normalised.usable);
+  const rows = function* <T>(pick: (n: Extract<NormalisedDetail, { usable: true }>) => readonly T[], row: (id: string, seq: number, item: T) => (string | null)[]) {
+    for (const d of usable) {
+      const n = d.normalised as Extract<NormalisedDetail, { usable: true }>;
+      const items = pick(n);
+      for (let i = 0; i < items.length; i++) yield row(d.id, i, items[i]!);
+    }
+  };
+  if (usable.some((d) => (d.normalised as { turns: unknown[] }).turns.length > 0)) {
+    await stage(db, '_turn_rows', ['conversation_id', 'seq', 'spoken_at', 'speaker', 'text', 'node_key'], rows((n) => n.turns, (id, seq, t) => [id, String(seq), t.at, t.speaker, t.text, t.node_key]));
+    await db.run(`INSERT INTO transcript_turns SELECT conversation_id, seq::INTEGER, try_cast(spoken_at AS TIMESTAMPTZ), speaker, text, node_key FROM _turn_rows`);
+  }
+  if (usable.some((d) => (d.normalised as { toolCalls: unknown[] }).toolCalls.length > 0)) {
+    await stage(
+      db,
+      '_call_rows',
+      ['conversation_id', 'seq', 'called_at', 'tool_id', 'slug', 'node_key', 'status', 'input_redacted', 'output_redacted'],
+      rows((n) => n.toolCalls, (id, seq, t) => [id, String(seq), t.at, t.tool_id, t.slug, t.node_key, t.status, t.input, t.output]),
+    );
+    await db.run(
+      `INSERT INTO tool_calls SELECT conversation_id, seq::INTEGER, try_cast(called_at AS TIMESTAMPTZ), tool_id, slug, node_key, status,
+         input_redacted::JSON, output_redacted::JSON FROM _call_rows`,
+    );
+  }
+  if (usable.some((d) => (d.normalised as { visits: unknown[] }).visits.length > 0)) {
+    await stage(db, '_visit_rows', ['conversation_id', 'seq', 'entered_at', 'node_key'], rows((n) => n.visits, (id, seq, v) => [id, String(seq), v.at, v.node_key]));
+    await db.run(`INSERT INTO node_visits SELECT conversation_id, seq::INTEGER, try_cast(entered_at AS TIMESTAMPTZ), node_key FROM _visit_rows`);
+  }
+  const drift = details.flatMap((d) => driftOf(d.normalised).map((x) => [d.id, x.path, x.kind, x.note]));
+  if (drift.length > 0) {
+    await stage(db, '_drift_rows', ['conversation_id', 'path', 'kind', 'note'], drift);
+    await db.run(`INSERT INTO detail_drift SELECT conversation_id, path, kind, note FROM _drift_rows`);
+  }
+}
+
+/** Deletes the rows of the child tables that belong to these conversations. */
+export async function deleteChildRows(db: Database, ids: readonly string[]): Promise<void> {
+  for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table} WHERE ${inIds(ids, 'conversation_id')}`, idParams(ids));
+}
+
+/** Raw rows `rebuild` reads at once: bodies are a few KB, some a few MB. */
+const REBUILD_PAGE_ROWS = 2_000;
+
+/** Calls `each` with the rows of `sql` (which must select `rowid`) page by page, in rowid order. */
+async function pages<T>(db: Database, table: string, sql: (range: string) => string, each: (rows: T[]) => Promise<void>): Promise<void> {
+  const top = Number((await db.one<{ n: number | null }>(`SELECT max(rowid)::BIGINT AS n FROM ${table}`))?.n ?? -1);
+  for (let lo = 0; lo <= top; lo += REBUILD_PAGE_ROWS) {
+    const rows = await db.all(sql(`rowid BETWEEN ${lo} AND ${lo + REBUILD_PAGE_ROWS - 1}`));
+    if (rows.length > 0) await each(rows as T[]);
+  }
+}
+
+/**
+ * Re-derives everything derived from the raw bodies, in one transaction: each stored detail is
+ * read again by today's rules (a detail set aside by older ones may now be stored, and the other
+ * way round), then the conversations, their child rows and the agents' history.
+ */
 export async function rebuild(db: Database): Promise<void> {
   await db.transaction(async () => {
-    await db.run(`UPDATE raw_conversations SET is_final = ${DETAIL_IS_FINAL}`);
     await db.run('DELETE FROM conversations');
-    await insertConversationRows(db, STORED_INPUTS);
     for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table}`);
-    await insertChildRows(db, STORED_INPUTS.details);
+    await db.run(`CREATE OR REPLACE TEMP TABLE _detail_states (id VARCHAR, invalid_reason VARCHAR, detail_state VARCHAR, is_final BOOLEAN)`);
+    // Details first: each one's state is what decides whether its list entry wins.
+    await pages<{ id: string; space: string; fetched_at: Date; body: string; listed_at: Date | null; deleted_at: Date | null }>(
+      db,
+      'raw_conversations',
+      (range) => `SELECT d.id, d.space, d.fetched_at, d.body, l.listed_at, x.seen_deleted_at AS deleted_at
+        FROM (SELECT rowid, * FROM raw_conversations WHERE ${range}) d
+        LEFT JOIN (SELECT id, listed_at FROM raw_listed_conversations) l USING (id)
+        LEFT JOIN deleted_conversations x USING (id)`,
+      async (rows) => {
+        const derived = rows.map((r) => ({ id: r.id, normalised: normaliseDetail(parseOrNull(r.body), r.id) }));
+        await stage(db, '_detail_state_rows', ['id', 'invalid_reason', 'detail_state', 'is_final'], derived.map((d) => {
+          const n = d.normalised;
+          return [d.id, n.usable ? null : n.reason, detailState(n), String(n.usable && n.fields.is_final)];
+        }));
+        await db.run(`INSERT INTO _detail_states SELECT id, invalid_reason, detail_state, is_final::BOOLEAN FROM _detail_state_rows`);
+        // a usable detail fetched at or after its listing is the conversation's row
+        const winners = rows.flatMap((r, i) => {
+          const n = derived[i]!.normalised;
+          if (!n.usable || (r.listed_at !== null && r.fetched_at < r.listed_at)) return [];
+          return [{ id: r.id, space: r.space, fields: n.fields, listedAt: r.listed_at, detailFetchedAt: r.fetched_at, detailState: detailState(n), deletedAt: r.deleted_at }];
+        });
+        await insertConversationRows(db, winners);
+        await insertChildRows(db, derived);
+      },
+    );
+    await db.run(
+      `UPDATE raw_conversations r SET invalid_reason = s.invalid_reason, detail_state = s.detail_state, is_final = s.is_final
+       FROM _detail_states s WHERE r.id = s.id`,
+    );
+    // Then every listed conversation whose row no usable detail gave.
+    await pages<{ id: string; space: string; listed_at: Date; body: string; fetched_at: Date | null; detail_state: string | null; deleted_at: Date | null }>(
+      db,
+      'raw_listed_conversations',
+      (range) => `SELECT l.id, l.space, l.listed_at, l.body, d.fetched_at, s.detail_state, x.seen_deleted_at AS deleted_at
+        FROM (SELECT rowid, * FROM raw_listed_conversations WHERE ${range}) l
+        LEFT JOIN _detail_states s USING (id)
+        LEFT JOIN (SELECT id, fetched_at FROM raw_conversations WHERE invalid_reason IS NULL) d USING (id)
+        LEFT JOIN deleted_conversations x USING (id)
+        WHERE d.id IS NULL OR d.fetched_at < l.listed_at`,
+      (rows) =>
+        insertConversationRows(
+          db,
+          rows.map((r) => ({
+            id: r.id,
+            space: r.space,
+            fields: normaliseSummary(parseOrNull(r.body)),
+            listedAt: r.listed_at,
+            detailFetchedAt: r.fetched_at,
+            detailState: r.detail_state,
+            deletedAt: r.deleted_at,
+          })),
+        ),
+    );
+    await db.run('DROP TABLE _detail_states');
     await deriveSpaceConfig(db);
   });
+}
+
+/** A stored body parsed, or null when it is not JSON (it was stored as received). */
+export function parseOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

@@ -2,7 +2,7 @@
 // added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -15,15 +15,16 @@ export const PUBLIC_TABLES = [
   'workflow_nodes',
   'tools',
   'connections',
+  'detail_drift',
   'sync_runs',
   'sync_errors',
 ] as const;
 
 /** Tables derived from the raw ones, rebuilt by `rebuild`. */
-export const DERIVED_CONVERSATION_TABLES = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits'] as const;
+export const DERIVED_CONVERSATION_TABLES = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits', 'detail_drift'] as const;
 
-/** A detail body (JSON column `body`) shows a finished conversation: it has ended_at and outcome. */
-export const DETAIL_IS_FINAL = `((body->>'$.data.ended_at') IS NOT NULL AND (body->>'$.data.outcome') IS NOT NULL)`;
+/** A detail body shows a finished conversation: it has ended_at and outcome (as schema 2 computed it). */
+const DETAIL_IS_FINAL = `((body->>'$.data.ended_at') IS NOT NULL AND (body->>'$.data.outcome') IS NOT NULL)`;
 
 /** Columns of `agents` after `body`: the list entry's other fields, and Get agent's behavior and workflow. */
 const AGENT_DETAIL_COLUMNS: readonly (readonly [string, string])[] = [
@@ -56,15 +57,17 @@ const BIG_TABLES = {
   id VARCHAR NOT NULL,
   space VARCHAR NOT NULL,
   listed_at TIMESTAMPTZ NOT NULL,
-  body JSON NOT NULL ${COMPRESSED}
+  body VARCHAR NOT NULL ${COMPRESSED}
 );`,
   raw_conversations: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} raw_conversations (
   id VARCHAR NOT NULL,
   space VARCHAR NOT NULL,
   fetched_at TIMESTAMPTZ NOT NULL,
-  body JSON NOT NULL ${COMPRESSED},
+  body VARCHAR NOT NULL ${COMPRESSED},
   invalid_reason VARCHAR,
-  is_final BOOLEAN
+  is_final BOOLEAN,
+  detail_state VARCHAR,
+  listing_changed BOOLEAN
 );`,
   conversations: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} conversations (
   id VARCHAR NOT NULL,
@@ -82,7 +85,9 @@ const BIG_TABLES = {
   summary VARCHAR,
   is_final BOOLEAN,
   listed_at TIMESTAMPTZ,
-  detail_fetched_at TIMESTAMPTZ
+  detail_fetched_at TIMESTAMPTZ,
+  detail_state VARCHAR,
+  deleted_at TIMESTAMPTZ
 );`,
   transcript_turns: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} transcript_turns (
   conversation_id VARCHAR NOT NULL,
@@ -108,6 +113,12 @@ const BIG_TABLES = {
   seq INTEGER NOT NULL,
   entered_at TIMESTAMPTZ,
   node_key VARCHAR
+);`,
+  detail_drift: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} detail_drift (
+  conversation_id VARCHAR NOT NULL,
+  path VARCHAR NOT NULL,
+  kind VARCHAR NOT NULL,
+  note VARCHAR
 );`,
 } as const;
 
@@ -142,6 +153,7 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   // them out in the row groups a writer uses now (database.ts), whose checkpoints then load a
   // fraction of the metadata.
   5: Object.entries(BIG_TABLES)
+    .filter(([table]) => table !== 'detail_drift')
     .map(
       ([table, ddl]) => `ALTER TABLE ${table} RENAME TO ${table}_v4;
       ${ddl()}
@@ -158,6 +170,26 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
       DROP TABLE ${table}_v5;`,
     )
     .join('\n'),
+  // Bodies kept as received, as text: DuckDB's JSON type refuses what the API may send (a lone
+  // UTF-16 surrogate escape). Details already stored were read by the SQL rules: those set aside
+  // are fetched once more under today's, the others count as exact.
+  7: `${(['raw_listed_conversations', 'raw_conversations'] as const)
+    .map(
+      (table) => `ALTER TABLE ${table} RENAME TO ${table}_v6;
+      ${BIG_TABLES[table]()}
+      INSERT INTO ${table} BY NAME SELECT * FROM ${table}_v6;
+      DROP TABLE ${table}_v6;`,
+    )
+    .join('\n')}
+      ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS details_coerced INTEGER DEFAULT 0;
+      ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS details_set_aside INTEGER DEFAULT 0;
+      ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS conversations_deleted INTEGER DEFAULT 0;
+      ALTER TABLE conversations ADD COLUMN IF NOT EXISTS detail_state VARCHAR;
+      ALTER TABLE conversations ADD COLUMN IF NOT EXISTS deleted_at TIMESTAMPTZ;
+      UPDATE raw_conversations SET
+        detail_state = CASE WHEN invalid_reason IS NULL THEN 'exact' ELSE 'set_aside' END,
+        listing_changed = invalid_reason IS NOT NULL;
+      UPDATE conversations c SET detail_state = r.detail_state FROM raw_conversations r WHERE r.id = c.id;`,
 };
 
 export const SCHEMA_SQL = `
@@ -176,11 +208,22 @@ CREATE TABLE IF NOT EXISTS listing_watermarks (
 -- Each conversation as the list endpoint last returned it.
 ${BIG_TABLES.raw_listed_conversations('IF NOT EXISTS')}
 
--- Each detail response body exactly as received. invalid_reason is set when the body was valid
--- JSON but not a usable conversation; such rows are kept and fetched again by the next run.
--- is_final (derived from body when stored) says whether the conversation had finished: a body
--- that had not is fetched again; kept as a column so no run has to re-parse every stored body.
+-- Each detail response body exactly as received. detail_state says how its rows were derived
+-- (normalise.ts): exact, coerced by a documented rule, or set_aside (invalid_reason says why;
+-- fetched again only once listing_changed says its list entry changed, or on --retry-set-aside).
+-- is_final says whether the conversation had finished: a body that had not is fetched again;
+-- kept as columns so no run has to re-parse every stored body.
 ${BIG_TABLES.raw_conversations('IF NOT EXISTS')}
+
+-- Conversations deleted at the source: their detail answered 404, or a window listed again in
+-- full no longer held them. Never fetched again; their stored rows stay (conversations.deleted_at).
+CREATE TABLE IF NOT EXISTS deleted_conversations (
+  id VARCHAR NOT NULL,
+  space VARCHAR NOT NULL,
+  seen_deleted_at TIMESTAMPTZ NOT NULL,
+  reason VARCHAR NOT NULL,
+  run_id INTEGER
+);
 
 ${BIG_TABLES.conversations('IF NOT EXISTS')}
 
@@ -189,6 +232,10 @@ ${BIG_TABLES.transcript_turns('IF NOT EXISTS')}
 ${BIG_TABLES.tool_calls('IF NOT EXISTS')}
 
 ${BIG_TABLES.node_visits('IF NOT EXISTS')}
+
+-- What stored details held that the schema did not expect: unknown fields and values, values
+-- coerced, and the reason a detail was set aside; one row per conversation, path, kind and note.
+${BIG_TABLES.detail_drift('IF NOT EXISTS')}
 
 CREATE TABLE IF NOT EXISTS agents (
   id VARCHAR PRIMARY KEY,
@@ -283,7 +330,10 @@ CREATE TABLE IF NOT EXISTS sync_runs (
   conversations_listed INTEGER DEFAULT 0,
   details_fetched INTEGER DEFAULT 0,
   errors INTEGER DEFAULT 0,
-  message VARCHAR
+  message VARCHAR,
+  details_coerced INTEGER DEFAULT 0,
+  details_set_aside INTEGER DEFAULT 0,
+  conversations_deleted INTEGER DEFAULT 0
 );
 
 CREATE TABLE IF NOT EXISTS sync_errors (

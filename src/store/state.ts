@@ -8,10 +8,21 @@ import type { StoredAt } from './writes.js';
 export const DEFAULT_OVERLAP_MS = 3_600_000;
 
 /**
- * Over raw_listed_conversations l LEFT JOIN raw_conversations d: the listed conversation needs its
- * detail fetched (never fetched, unusable, or not final when fetched).
+ * Over raw_listed_conversations l LEFT JOIN raw_conversations d LEFT JOIN deleted_conversations x:
+ * the listed conversation needs its detail fetched: not deleted at the source, and never fetched,
+ * set aside and its list entry changed since (or every one set aside, `retrySetAside`), or not
+ * final when fetched.
  */
-export const NEEDS_DETAIL = `(d.id IS NULL OR d.invalid_reason IS NOT NULL OR NOT coalesce(d.is_final, false))`;
+export function needsDetail(retrySetAside = false): string {
+  const setAside = retrySetAside ? 'true' : 'coalesce(d.listing_changed, false)';
+  return `(x.id IS NULL AND (d.id IS NULL
+    OR (d.invalid_reason IS NOT NULL AND ${setAside})
+    OR (d.invalid_reason IS NULL AND NOT coalesce(d.is_final, false))))`;
+}
+export const NEEDS_DETAIL = needsDetail();
+
+/** Over the same join: listed, not deleted, and no detail stored, or set aside and due again. */
+const MISSING_DETAIL = `(x.id IS NULL AND (d.id IS NULL OR (d.invalid_reason IS NOT NULL AND coalesce(d.listing_changed, false))))`;
 
 /**
  * DuckDB's memory while it counts over a join of every listed id with every stored detail (the
@@ -56,6 +67,8 @@ export interface PlanOptions {
   tried?: { runId: number; since: Date };
   /** at most this many (default PLAN_CHUNK) */
   limit?: number;
+  /** every detail set aside is due again, not only those whose list entry changed */
+  retrySetAside?: boolean;
   /** listed rows per part (default PLAN_PART_ROWS) */
   partRows?: number;
 }
@@ -80,9 +93,10 @@ export async function pendingDetails(db: Database, options: PlanOptions = {}): P
       `INSERT INTO _plan
        SELECT l.id, l.listed_at, d.fetched_at, coalesce(list_contains(string_split(?, ','), c.outcome), false), c.started_at
        FROM (SELECT id, space, listed_at FROM raw_listed_conversations WHERE ${inPart}) l
-       LEFT JOIN (SELECT id, fetched_at, invalid_reason, is_final FROM raw_conversations WHERE ${inPart}) d USING (id)
+       LEFT JOIN (SELECT id, fetched_at, invalid_reason, is_final, listing_changed FROM raw_conversations WHERE ${inPart}) d USING (id)
        LEFT JOIN (SELECT id, outcome, started_at FROM conversations WHERE ${inPart}) c USING (id)
-       WHERE ${NEEDS_DETAIL} ${filter.sql}
+       LEFT JOIN deleted_conversations x USING (id)
+       WHERE ${needsDetail(options.retrySetAside)} ${filter.sql}
          ${tried ? `AND (d.fetched_at IS NULL OR d.fetched_at < ?::TIMESTAMPTZ)
          AND l.id NOT IN (SELECT conversation_id FROM sync_errors WHERE run_id = ? AND conversation_id IS NOT NULL)` : ''}
        ORDER BY 4 DESC, 5 DESC, 1
@@ -127,13 +141,13 @@ export async function listWatermarks(db: Database): Promise<Map<string, Date>> {
 }
 
 /** How many conversations need their detail fetched (what pendingDetails returns, counted); only `space`'s when given. */
-export function countPendingDetails(db: Database, space?: string): Promise<number> {
-  return countListed(db, NEEDS_DETAIL, space);
+export function countPendingDetails(db: Database, space?: string, retrySetAside = false): Promise<number> {
+  return countListed(db, needsDetail(retrySetAside), space);
 }
 
-/** Listed conversations with no usable detail stored (never fetched, or fetch failed); only `space`'s when given. */
+/** Listed conversations still without a detail the next run fetches (never fetched, or set aside and due again); only `space`'s when given. */
 export function countMissingDetails(db: Database, space?: string): Promise<number> {
-  return countListed(db, '(d.id IS NULL OR d.invalid_reason IS NOT NULL)', space);
+  return countListed(db, MISSING_DETAIL, space);
 }
 
 /** Listed conversations for which `condition` holds (over raw_listed_conversations l LEFT JOIN raw_conversations d). */
@@ -143,6 +157,7 @@ async function countListed(db: Database, condition: string, space?: string): Pro
     db.one<{ n: number }>(
       `SELECT count(*)::INTEGER AS n
        FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
+       LEFT JOIN deleted_conversations x USING (id)
        WHERE ${condition} ${filter.sql}`,
       filter.params,
     ),
@@ -253,4 +268,34 @@ export async function openListingGaps(db: Database): Promise<ListingGap[]> {
 function covers(outer: TimeWindow, inner: TimeWindow): boolean {
   const bottom = outer.fromMs === null || (inner.fromMs !== null && outer.fromMs <= inner.fromMs);
   return bottom && outer.toMs >= inner.toMs;
+}
+
+/** Stored conversations a keyset page of storedInWindow reads at once. */
+const WINDOW_PAGE_ROWS = 20_000;
+
+/**
+ * The space's stored conversations not marked deleted whose started_at lies in the window (from
+ * null: the beginning of history), with started_at in ms, in pages (a full listing of a large space).
+ */
+export async function* storedInWindow(
+  db: Database,
+  space: string,
+  from: Date | null,
+  to: Date,
+): AsyncGenerator<{ id: string; startedMs: number }> {
+  let after: { ms: number; id: string } | null = null;
+  for (;;) {
+    const rows: { id: string; ms: number }[] = await db.all<{ id: string; ms: number }>(
+      `SELECT id, epoch_ms(started_at)::DOUBLE AS ms FROM conversations
+       WHERE space = ? AND deleted_at IS NULL AND started_at IS NOT NULL
+         AND started_at <= ?::TIMESTAMPTZ ${from ? `AND started_at >= '${from.toISOString()}'::TIMESTAMPTZ` : ''}
+         ${after ? `AND (epoch_ms(started_at), id) > (${after.ms}, ?)` : ''}
+       ORDER BY epoch_ms(started_at), id LIMIT ${WINDOW_PAGE_ROWS}`,
+      after ? [space, to.toISOString(), after.id] : [space, to.toISOString()],
+    );
+    for (const r of rows) yield { id: r.id, startedMs: Number(r.ms) };
+    if (rows.length < WINDOW_PAGE_ROWS) return;
+    const last = rows.at(-1)!;
+    after = { ms: Number(last.ms), id: last.id };
+  }
 }

@@ -2,8 +2,8 @@
 // moment leaves the database at the end of a whole page or batch, never halfway through one.
 
 import type { Database } from './database.js';
-import { DETAIL_IS_FINAL } from './schema.js';
-import { CHILD_TABLES, idParams, inIds, insertChildRows, insertConversationRows, LISTED_WINS } from './derive.js';
+import { deleteChildRows, idParams, inIds, insertChildRows, insertConversationRows, parseOrNull, stage, type ConversationRow } from './derive.js';
+import { detailState, normaliseDetail, normaliseSummary, type NormalisedDetail } from './normalise.js';
 import { saveSpaceConfig } from './space-config.js';
 
 export interface ListedConversation {
@@ -15,10 +15,10 @@ export interface ListedConversation {
 export interface FetchedDetail {
   id: string;
   fetchedAt: Date;
-  /** the response body's JSON text, exactly as received */
+  /** the response body's text, exactly as received */
   body: string;
-  /** set when the body is valid JSON but not a usable conversation */
-  invalidReason: string | null;
+  /** the body read by normalise.ts: its rows, or why it is set aside */
+  normalised: NormalisedDetail;
   /** where its conversation's rows were when the crawl planned the fetch; without it, every stored id is read */
   storedAt?: StoredAt;
 }
@@ -68,52 +68,27 @@ export interface SyncErrorRecord {
   occurredAt: Date;
 }
 
-/** Loads rows of strings into a fresh temp table through DuckDB's appender (the fast path). */
-async function stage(db: Database, name: string, columns: string[], rows: (string | null)[][]): Promise<void> {
-  await db.run(`CREATE OR REPLACE TEMP TABLE ${name} (${columns.map((c) => `${c} VARCHAR`).join(', ')})`);
-  const appender = await db.connection.createAppender(name);
-  try {
-    for (const row of rows) {
-      for (const value of row) {
-        if (value === null) appender.appendNull();
-        else appender.appendVarchar(value);
-      }
-      appender.endRow();
-    }
-  } finally {
-    appender.closeSync();
-  }
-}
-
 /** The items of a batch once each, the last of each id winning (as a later response would). */
 function lastPerId<T extends { id: string }>(items: readonly T[]): T[] {
   return [...new Map(items.map((item) => [item.id, item])).values()];
 }
 
-/**
- * The stored side of a batch's conversations rows (its list entries, or its usable details) into
- * a temp table, read cheaply: the small columns of the batch's ids, and the body only of the few
- * ids whose stored side wins (`wins`: a query of ids over _batch_listed l and _batch_details d).
- * The tables have no index (see schema.ts): reading bodies by id decompresses whole vectors of
- * them, a cost that would grow with the database at every batch. `stored.where` narrows where to look.
- */
-async function readStoredSide(
-  db: Database,
-  into: '_batch_listed' | '_batch_details',
-  stored: { table: string; columns: string; where: string },
-  ids: readonly string[],
-  wins: string,
-): Promise<void> {
-  const from = `${stored.table} WHERE ${stored.where} AND`;
-  await db.run(`CREATE OR REPLACE TEMP TABLE ${into} AS SELECT ${stored.columns}, NULL::JSON AS body FROM ${from} ${inIds(ids, 'id')}`, idParams(ids));
-  const needed = (await db.all<{ id: string }>(wins)).map((r) => r.id);
-  if (needed.length === 0) return;
-  await db.run(
-    `UPDATE ${into} SET body = stored.body
-     FROM (SELECT id, body FROM ${from} ${inIds(needed, 'id')}) stored
-     WHERE ${into}.id = stored.id`,
-    idParams(needed),
+/** Stored detail facts of the given ids: when fetched, whether usable, its state. */
+async function storedDetails(db: Database, ids: readonly string[], within = 'true'): Promise<Map<string, { fetchedAt: Date; usable: boolean; state: string | null }>> {
+  const rows = await db.all<{ id: string; fetched_at: Date; usable: boolean; detail_state: string | null }>(
+    `SELECT id, fetched_at, invalid_reason IS NULL AS usable, detail_state FROM raw_conversations WHERE ${within} AND ${inIds(ids, 'id')}`,
+    idParams(ids),
   );
+  return new Map(rows.map((r) => [r.id, { fetchedAt: r.fetched_at, usable: r.usable, state: r.detail_state }]));
+}
+
+/** When each of the ids was seen deleted at the source (absent: not deleted). */
+async function deletedAt(db: Database, ids: readonly string[]): Promise<Map<string, Date>> {
+  const rows = await db.all<{ id: string; seen_deleted_at: Date }>(
+    `SELECT id, seen_deleted_at FROM deleted_conversations WHERE ${inIds(ids, 'id')}`,
+    idParams(ids),
+  );
+  return new Map(rows.map((r) => [r.id, r.seen_deleted_at]));
 }
 
 export async function saveListPage(
@@ -132,40 +107,65 @@ export async function saveListPage(
   );
   const ids = page.map((e) => e.id);
   await db.transaction(async () => {
+    const details = await storedDetails(db, ids);
+    // A detail set aside is fetched again once its list entry changes.
+    const setAside = ids.filter((id) => details.get(id)?.usable === false);
+    if (setAside.length > 0) {
+      await db.run(
+        `UPDATE raw_conversations SET listing_changed = true
+         WHERE ${inIds(setAside, 'id')} AND id IN (
+           SELECT l.id FROM raw_listed_conversations l JOIN _listed n USING (id) WHERE l.body IS DISTINCT FROM n.body)`,
+        idParams(setAside),
+      );
+    }
     await db.run(`DELETE FROM raw_listed_conversations WHERE ${inIds(ids, 'id')}`, idParams(ids));
-    await db.run(
-      `CREATE OR REPLACE TEMP TABLE _batch_listed AS SELECT id, ?::VARCHAR AS space, ?::TIMESTAMPTZ AS listed_at, body::JSON AS body FROM _listed`,
-      [space, listedAt.toISOString()],
-    );
-    await db.run(`INSERT INTO raw_listed_conversations SELECT id, space, listed_at, body FROM _batch_listed`);
-    // A stored detail wins over the page only when it was fetched at or after this listing.
-    await readStoredSide(
-      db,
-      '_batch_details',
-      { table: 'raw_conversations', columns: 'id, space, fetched_at', where: 'invalid_reason IS NULL' },
-      ids,
-      `SELECT d.id FROM _batch_details d LEFT JOIN _batch_listed l USING (id) WHERE NOT ${LISTED_WINS}`,
-    );
-    await replaceConversationRows(db, ids, 'true');
+    await db.run(`INSERT INTO raw_listed_conversations SELECT id, ?, ?::TIMESTAMPTZ, body FROM _listed`, [space, listedAt.toISOString()]);
+    const deleted = await deletedAt(db, ids);
+    // A usable detail fetched at or after this listing stays the conversation's row.
+    const kept = ids.filter((id) => {
+      const d = details.get(id);
+      return d?.usable === true && d.fetchedAt >= listedAt;
+    });
+    const rows: ConversationRow[] = page
+      .filter((e) => !kept.includes(e.id))
+      .map((e) => {
+        const d = details.get(e.id);
+        return {
+          id: e.id,
+          space,
+          fields: normaliseSummary(parseOrNull(e.body)),
+          listedAt,
+          detailFetchedAt: d?.usable ? d.fetchedAt : null,
+          detailState: d?.state ?? null,
+          deletedAt: deleted.get(e.id) ?? null,
+        };
+      });
+    const replaced = rows.map((r) => r.id);
+    await db.run(`DELETE FROM conversations WHERE ${inIds(replaced, 'id')}`, idParams(replaced));
+    await insertConversationRows(db, rows);
+    if (kept.length > 0) {
+      await db.run(`UPDATE conversations SET listed_at = '${listedAt.toISOString()}'::TIMESTAMPTZ WHERE ${inIds(kept, 'id')}`, idParams(kept));
+    }
   });
 }
 
-/**
- * Deletes the batch's conversations rows (those where `within` holds) and derives them again
- * from _batch_listed and _batch_details.
- */
-async function replaceConversationRows(db: Database, ids: readonly string[], within: string): Promise<void> {
-  await db.run(`DELETE FROM conversations WHERE ${within} AND ${inIds(ids, 'id')}`, idParams(ids));
-  await insertConversationRows(db, { listed: 'SELECT * FROM _batch_listed', details: 'SELECT * FROM _batch_details' });
-}
-
-/** One crawl's flush: details of one space, and its run's errors and counters so far. */
+/** One crawl's flush: details of one space, the conversations found deleted, and its run's errors and counters so far. */
 export interface DetailBatch {
   space: string;
   details: FetchedDetail[];
+  /** conversations whose detail answered 404 */
+  deleted?: DeletedConversation[];
   errors: SyncErrorRecord[];
   runId: number;
   counters: RunCounters;
+}
+
+/** A conversation seen deleted at the source. */
+export interface DeletedConversation {
+  id: string;
+  seenAt: Date;
+  /** `detail_not_found` (its detail answered 404) or `missing_from_listing` (a window listed again in full no longer held it) */
+  reason: 'detail_not_found' | 'missing_from_listing';
 }
 
 export async function saveDetails(
@@ -179,6 +179,13 @@ export async function saveDetails(
   await saveDetailBatches(db, [{ space, details, errors, runId, counters }]);
 }
 
+/** The body text bytes a batch of details holds (what sizes its transaction). */
+export function detailBytes(details: readonly { body: string }[]): number {
+  let n = 0;
+  for (const d of details) n += d.body.length;
+  return n;
+}
+
 /**
  * Several flushes (of one space or several) in one transaction: the id lookups, each a scan of
  * the stored ids, are shared by all of them (many keys each flushing a few details every 2 s
@@ -189,8 +196,11 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
   await stage(
     db,
     '_details',
-    ['id', 'space', 'fetched_at', 'body', 'invalid_reason'],
-    all.map((d) => [d.id, d.space, d.fetchedAt.toISOString(), d.body, d.invalidReason]),
+    ['id', 'space', 'fetched_at', 'body', 'invalid_reason', 'is_final', 'detail_state'],
+    all.map((d) => {
+      const n = d.normalised;
+      return [d.id, d.space, d.fetchedAt.toISOString(), d.body, n.usable ? null : n.reason, String(n.usable && n.fields.is_final), detailState(n)];
+    }),
   );
   const ids = all.map((d) => d.id);
   const listedWithin = storedWithin('listed_at', all, (at) => at.listedAt);
@@ -200,35 +210,90 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
       const replaced = await db.all(`DELETE FROM raw_conversations WHERE ${fetchedWithin} AND ${inIds(ids, 'id')} RETURNING id`, idParams(ids));
       await db.run(
         `INSERT INTO raw_conversations
-         SELECT id, space, fetched_at, body, invalid_reason, ${DETAIL_IS_FINAL}
-         FROM (SELECT id, space, fetched_at::TIMESTAMPTZ AS fetched_at, body::JSON AS body, invalid_reason FROM _details)`,
+         SELECT id, space, fetched_at::TIMESTAMPTZ, body, invalid_reason, is_final::BOOLEAN, detail_state, false FROM _details`,
       );
-      await db.run(
-        `CREATE OR REPLACE TEMP TABLE _batch_details AS
-         SELECT id, space, fetched_at::TIMESTAMPTZ AS fetched_at, body::JSON AS body FROM _details
-         WHERE invalid_reason IS NULL`,
-      );
-      // The stored list entry wins only where no usable detail came, or it was listed after the fetch.
-      await readStoredSide(
-        db,
-        '_batch_listed',
-        { table: 'raw_listed_conversations', columns: 'id, space, listed_at', where: listedWithin },
-        ids,
-        `SELECT l.id FROM _batch_listed l LEFT JOIN _batch_details d USING (id) WHERE ${LISTED_WINS}`,
-      );
-      await replaceConversationRows(db, ids, listedWithin);
+      await replaceConversationRows(db, all, listedWithin);
       // A detail fetched for the first time has no child rows to replace: the delete (a scan of
       // every stored turn) only runs when the batch holds a conversation fetched before.
-      if (replaced.length > 0) {
-        for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table} WHERE ${inIds(ids, 'conversation_id')}`, idParams(ids));
-      }
-      await insertChildRows(db, 'SELECT id, body FROM _batch_details');
+      if (replaced.length > 0) await deleteChildRows(db, ids);
+      await insertChildRows(db, all.map((d) => ({ id: d.id, normalised: d.normalised })));
     }
     for (const b of batches) {
+      if (b.deleted && b.deleted.length > 0) await markDeleted(db, b.space, b.runId, b.deleted);
       await insertErrors(db, b.runId, b.errors);
       await updateRun(db, b.runId, b.counters);
     }
   });
+}
+
+/**
+ * The conversations rows of the batch's details: a usable detail is the row unless its list
+ * entry was listed after it was fetched; otherwise (or when set aside) the stored list entry is.
+ */
+async function replaceConversationRows(db: Database, details: readonly (FetchedDetail & { space: string })[], listedWithin: string): Promise<void> {
+  const ids = details.map((d) => d.id);
+  const listed = new Map(
+    (
+      await db.all<{ id: string; space: string; listed_at: Date }>(
+        `SELECT id, space, listed_at FROM raw_listed_conversations WHERE ${listedWithin} AND ${inIds(ids, 'id')}`,
+        idParams(ids),
+      )
+    ).map((r) => [r.id, r]),
+  );
+  const listedWins = details.filter((d) => {
+    const l = listed.get(d.id);
+    return l !== undefined && (!d.normalised.usable || d.fetchedAt < l.listed_at);
+  });
+  const listedBodies = new Map<string, string>();
+  if (listedWins.length > 0) {
+    const wins = listedWins.map((d) => d.id);
+    const rows = await db.all<{ id: string; body: string }>(
+      `SELECT id, body FROM raw_listed_conversations WHERE ${listedWithin} AND ${inIds(wins, 'id')}`,
+      idParams(wins),
+    );
+    for (const r of rows) listedBodies.set(r.id, r.body);
+  }
+  const deleted = await deletedAt(db, ids);
+  const rows: ConversationRow[] = [];
+  for (const d of details) {
+    const l = listed.get(d.id) ?? null;
+    const n = d.normalised;
+    const body = listedBodies.get(d.id);
+    const fields = body !== undefined ? normaliseSummary(parseOrNull(body)) : n.usable ? n.fields : null;
+    if (!fields) continue; // set aside and never listed: nothing to derive a row from
+    rows.push({
+      id: d.id,
+      space: l?.space ?? d.space,
+      fields,
+      listedAt: l?.listed_at ?? null,
+      detailFetchedAt: n.usable ? d.fetchedAt : null,
+      detailState: detailState(n),
+      deletedAt: deleted.get(d.id) ?? null,
+    });
+  }
+  await db.run(`DELETE FROM conversations WHERE ${listedWithin} AND ${inIds(ids, 'id')}`, idParams(ids));
+  await insertConversationRows(db, rows);
+}
+
+/** Records conversations as deleted at the source (once: the first sighting stays), and marks their rows. */
+export async function markDeleted(db: Database, space: string, runId: number, deleted: readonly DeletedConversation[]): Promise<void> {
+  if (deleted.length === 0) return;
+  await stage(
+    db,
+    '_deleted',
+    ['id', 'seen_at', 'reason'],
+    lastPerId(deleted).map((d) => [d.id, d.seenAt.toISOString(), d.reason]),
+  );
+  await db.run(
+    `INSERT INTO deleted_conversations
+     SELECT id, ?, seen_at::TIMESTAMPTZ, reason, ? FROM _deleted
+     WHERE id NOT IN (SELECT id FROM deleted_conversations)`,
+    [space, runId],
+  );
+  await db.run(
+    `UPDATE conversations c SET deleted_at = x.seen_deleted_at
+     FROM deleted_conversations x WHERE x.id = c.id AND c.deleted_at IS NULL AND c.id IN (SELECT id FROM _deleted)`,
+  );
 }
 
 async function insertErrors(db: Database, runId: number, errors: SyncErrorRecord[]): Promise<void> {
@@ -273,6 +338,12 @@ export interface RunCounters {
   retries: number;
   conversationsListed: number;
   detailsFetched: number;
+  /** details stored with some value coerced (counted in detailsFetched too) */
+  detailsCoerced: number;
+  /** details set aside: kept raw, not stored as rows */
+  detailsSetAside: number;
+  /** conversations found deleted at the source */
+  conversationsDeleted: number;
   errors: number;
 }
 
@@ -296,8 +367,8 @@ export async function startRun(
 export async function updateRun(db: Database, runId: number, c: RunCounters): Promise<void> {
   await db.run(
     `UPDATE sync_runs SET requests = ?, throttled = ?, retries = ?, conversations_listed = ?,
-       details_fetched = ?, errors = ? WHERE run_id = ?`,
-    [c.requests, c.throttled, c.retries, c.conversationsListed, c.detailsFetched, c.errors, runId],
+       details_fetched = ?, details_coerced = ?, details_set_aside = ?, conversations_deleted = ?, errors = ? WHERE run_id = ?`,
+    [c.requests, c.throttled, c.retries, c.conversationsListed, c.detailsFetched, c.detailsCoerced, c.detailsSetAside, c.conversationsDeleted, c.errors, runId],
   );
 }
 
@@ -327,4 +398,9 @@ export async function getMeta(db: Database, key: string): Promise<string | null>
 
 export async function setMeta(db: Database, key: string, value: string): Promise<void> {
   await db.run(`INSERT OR REPLACE INTO convoduck_meta VALUES (?, ?)`, [key, value]);
+}
+
+/** A fetched detail from its body text: parsed and read by normalise.ts (text that is not JSON is set aside). */
+export function fetchedDetail(id: string, fetchedAt: Date, body: string, storedAt?: StoredAt): FetchedDetail {
+  return { id, fetchedAt, body, normalised: normaliseDetail(parseOrNull(body), id), storedAt };
 }

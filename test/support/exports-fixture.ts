@@ -7,6 +7,7 @@ import { setWatermark } from '../../src/store/state.js';
 import {
   finishRun,
   saveDetails,
+  fetchedDetail,
   saveDimensions,
   saveListPage,
   startRun,
@@ -66,7 +67,7 @@ export async function buildFixture(
 
   await Database.with(dbPath, async (db) => {
     const first = await startRun(db, new Date(now.getTime() - 3_600_000), space, null, new Date(now.getTime() - 3_500_000));
-    const none: RunCounters = { requests: 3, throttled: 0, retries: 0, conversationsListed: 0, detailsFetched: 0, errors: 0 };
+    const none: RunCounters = { requests: 3, throttled: 0, retries: 0, conversationsListed: 0, detailsFetched: 0, detailsCoerced: 0, detailsSetAside: 0, conversationsDeleted: 0, errors: 0 };
     await finishRun(db, first, new Date(now.getTime() - 3_590_000), 'ok', none, null);
 
     const runId = await startRun(db, new Date(now.getTime() - 120_000), space, null, now);
@@ -85,8 +86,8 @@ export async function buildFixture(
       .filter((c) => !missingIds.includes(c.id))
       .map((c) =>
         invalidIds.includes(c.id)
-          ? { id: c.id, fetchedAt, body: JSON.stringify({ data: 42 }), invalidReason: 'data is not an object' }
-          : { id: c.id, fetchedAt, body: JSON.stringify({ data: dataset.detail(c.id) }), invalidReason: null },
+          ? fetchedDetail(c.id, fetchedAt, JSON.stringify({ data: 42 }))
+          : fetchedDetail(c.id, fetchedAt, JSON.stringify({ data: dataset.detail(c.id) })),
       );
     const counters: RunCounters = {
       requests: details.length + 5,
@@ -94,6 +95,9 @@ export async function buildFixture(
       retries: 2,
       conversationsListed: conversations.length,
       detailsFetched: details.length,
+      detailsCoerced: 0,
+      detailsSetAside: 0,
+      conversationsDeleted: 0,
       errors: errors.length,
     };
     await saveDetails(db, space, details, errors, runId, counters);

@@ -14,7 +14,7 @@
 
 import type { ConversationDetail, ToolCallEntry } from '../../src/api/types.js';
 import { Database } from '../../src/store/database.js';
-import { finishRun, saveDetails, saveDimensions, startRun, type RunCounters } from '../../src/store/writes.js';
+import { fetchedDetail, finishRun, saveDetails, saveDimensions, startRun, type RunCounters } from '../../src/store/writes.js';
 
 export const HAND_SPACE = 'hand-space';
 export const ALPHA = '00000000-0000-4000-8000-00000000000a';
@@ -94,7 +94,7 @@ function detail(spec: Spec): ConversationDetail {
 
 /** Writes the dataset into a new DuckDB file at `dbPath`, as one finished sync run. */
 export async function writeHandDataset(dbPath: string): Promise<void> {
-  const counters: RunCounters = { requests: 0, throttled: 0, retries: 0, conversationsListed: 12, detailsFetched: 12, errors: 0 };
+  const counters: RunCounters = { requests: 0, throttled: 0, retries: 0, conversationsListed: 12, detailsFetched: 12, detailsCoerced: 0, detailsSetAside: 0, conversationsDeleted: 0, errors: 0 };
   await Database.with(dbPath, async (db) => {
     const runId = await startRun(db, new Date(SYNCED_AT.getTime() - 60_000), HAND_SPACE, null, SYNCED_AT);
     await saveDimensions(
@@ -110,12 +110,7 @@ export async function writeHandDataset(dbPath: string): Promise<void> {
         { id: LOOKUP, body: JSON.stringify({ id: LOOKUP, slug: 'lookup_order', name: 'Look up order' }) },
       ],
     );
-    const details = SPECS.map((s) => ({
-      id: handId(s.id),
-      fetchedAt: SYNCED_AT,
-      body: JSON.stringify({ data: detail(s) }),
-      invalidReason: null,
-    }));
+    const details = SPECS.map((s) => fetchedDetail(handId(s.id), SYNCED_AT, JSON.stringify({ data: detail(s) })));
     await saveDetails(db, HAND_SPACE, details, [], runId, counters);
     await finishRun(db, runId, SYNCED_AT, 'ok', counters, null);
   });
