@@ -4,17 +4,19 @@
 // The detail is rebuilt for every request. Confidential: summary (list and detail),
 // transcript and recording_url are omitted (keys absent). recording_url is signed at serving
 // time (X-Amz-* query, expires after 300 s), so it changes from second to second like a real
-// signed link. A malformed id gives 404, an unknown UUID in a filter an empty list.
+// signed link. A malformed id gives 404, an unknown UUID in a filter an empty list. The
+// real-data mode (real-data.ts), when active, changes what single conversations look like,
+// answers 404 for deleted ones and drops vanished ones from lists.
 
-import { createHmac } from 'node:crypto';
-import type { ConversationDetail } from '../api/types.js';
 import { KNOWN_CHANNELS, KNOWN_OUTCOMES } from '../api/types.js';
 import type { ConversationRecord, Dataset } from './dataset.js';
 import { listMeta, servedPageSize, sliceWithRotatedTies, spreadIds } from './listing.js';
 import type { RuntimeOptions } from './options.js';
 import { UUID_RE } from './random.js';
+import type { RealData } from './real-data.js';
 import { notFound, type RouteResult } from './responses.js';
-import { renderDetailInPlace, renderSummary } from './time-format.js';
+import { servedDetail } from './served-conversation.js';
+import { renderSummary } from './time-format.js';
 import { checkDate, checkEnum, checkUuid, paging, throwIfErrors, type FieldErrors } from './validation.js';
 
 /** The outcome filter also accepts the exotic `voicemail`. */
@@ -30,18 +32,8 @@ function lowerBound(list: readonly ConversationRecord[], lo: number, hi: number,
   return lo;
 }
 
-function amzDate(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').slice(0, 15) + 'Z';
-}
-
-/** `url` with a presigned-style query that changes every second. */
-function signRecordingUrl(url: string, conversationId: string, apiKey: string, t: number): string {
-  const sig = createHmac('sha256', apiKey).update(`${conversationId}:${Math.floor(t / 1000)}`).digest('hex');
-  return `${url}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${amzDate(t)}&X-Amz-Expires=300&X-Amz-SignedHeaders=host&X-Amz-Signature=${sig}`;
-}
-
 export class ConversationRoutes {
-  private readonly filterCache = new Map<string, { version: number; list: ConversationRecord[] }>();
+  private readonly filterCache = new Map<string, { version: string; list: ConversationRecord[] }>();
   /** turns the tie groups of each list request differently */
   private listCounter = 0;
   private hidden = new Set<string>();
@@ -49,6 +41,7 @@ export class ConversationRoutes {
   constructor(
     private readonly dataset: Dataset,
     private readonly options: RuntimeOptions,
+    private readonly realData: RealData | null = null,
   ) {}
 
   /** From now on, `count` conversations spread over the current history are hidden from lists. */
@@ -94,20 +87,17 @@ export class ConversationRoutes {
   }
 
   detail(id: string): RouteResult {
-    const o = this.options;
-    const detail = UUID_RE.test(id) ? this.dataset.detail(id.toLowerCase()) : undefined;
-    if (!detail) notFound('conversation', id, this.dataset.space.slug);
-    const out: ConversationDetail = renderDetailInPlace(detail, o.timeFormat);
-    if (out.recording_url) out.recording_url = signRecordingUrl(out.recording_url, out.id, o.apiKey, Date.now());
-    if (o.confidential) {
-      delete out.summary;
-      delete out.transcript;
-      delete out.recording_url;
-    }
-    return { status: 200, body: JSON.stringify({ data: out }) };
+    const rec = UUID_RE.test(id) ? this.dataset.record(id.toLowerCase()) : undefined;
+    if (!rec) notFound('conversation', id, this.dataset.space.slug);
+    const real = this.realData?.active ? this.realData.detailBody(rec) : null;
+    if (real === 'gone') notFound('conversation', id, this.dataset.space.slug);
+    if (real !== null) return { status: 200, body: real };
+    return { status: 200, body: JSON.stringify({ data: servedDetail(this.dataset, this.options, rec) }) };
   }
 
   private summaryJson(rec: ConversationRecord): string {
+    const real = this.realData?.active ? this.realData.summaryJson(rec) : null;
+    if (real !== null) return real;
     const summary = renderSummary(rec.summary, this.options.timeFormat);
     if (this.options.confidential) {
       const { summary: _s, ...rest } = summary;
@@ -116,21 +106,27 @@ export class ConversationRoutes {
     return JSON.stringify(summary);
   }
 
-  /** The records matching the filters, cached until the dataset changes. */
+  /** The records matching the filters (vanished ones left out), cached until the dataset or the real-data mode changes. */
   private filtered(agentId: string | undefined, channel: string | undefined, outcome: string | undefined): readonly ConversationRecord[] {
     const dataset = this.dataset;
-    if (agentId === undefined && channel === undefined && outcome === undefined) return dataset.records;
+    const real = this.realData?.active ? this.realData : null;
+    const vanishing = real?.hasVanished ?? false;
+    if (agentId === undefined && channel === undefined && outcome === undefined && !vanishing) return dataset.records;
     const key = `${agentId ?? ''}|${channel ?? ''}|${outcome ?? ''}`;
+    const version = `${dataset.version}:${this.realData?.version ?? 0}`;
     const hit = this.filterCache.get(key);
-    if (hit && hit.version === dataset.version) return hit.list;
+    if (hit && hit.version === version) return hit.list;
+    // Drift can serve another outcome than the generated one: filter by what is served.
+    const outcomeOf = (r: ConversationRecord): string | null => (real ? real.servedOutcome(r) : r.summary.outcome);
     const list = dataset.records.filter(
       (r) =>
+        !(vanishing && real!.isVanished(r.id)) &&
         (agentId === undefined || r.summary.agent_id === agentId) &&
         (channel === undefined || r.summary.channel === channel) &&
-        (outcome === undefined || r.summary.outcome === outcome),
+        (outcome === undefined || outcomeOf(r) === outcome),
     );
     if (this.filterCache.size > 64) this.filterCache.clear();
-    this.filterCache.set(key, { version: dataset.version, list });
+    this.filterCache.set(key, { version, list });
     return list;
   }
 }

@@ -4,6 +4,7 @@
 import type { Dataset } from './dataset.js';
 import { defaultBurst, type RateAlgorithm } from './rate-limits.js';
 import { Rng, hashSeed } from './random.js';
+import type { RealDataOptions } from './real-data.js';
 import type { RequestLogEntry } from './request-log.js';
 import type { TimeFormat } from './time-format.js';
 
@@ -87,6 +88,8 @@ export interface SimulatorOptions extends Partial<Omit<RuntimeOptions, 'latency'
   faults?: Partial<FaultOptions>;
   /** serve an already generated dataset (seed/conversations/now/days/exoticValues then ignored) */
   dataset?: Dataset;
+  /** finished conversations served as real data arrives (long, hard text, type drift, deleted); see real-data.ts */
+  realData?: RealDataOptions;
 }
 
 

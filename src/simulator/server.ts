@@ -2,7 +2,8 @@
 // with a plain node:http server on 127.0.0.1. The parts: dataset.ts (the data), routes.ts and
 // its handlers (what each path answers), request-pipeline.ts (auth, rate limit, faults,
 // latency), key-budget.ts (the key's limit), background.ts (arrivals, the other client,
-// auto-finish), hostile.ts (broken answers on purpose), options.ts (what can be set).
+// auto-finish), hostile.ts (broken answers on purpose), real-data.ts (conversations as real
+// data arrives), options.ts (what can be set).
 
 import http from 'node:http';
 import type { Socket } from 'node:net';
@@ -16,6 +17,7 @@ import { HostileAnswers, type HostileKind } from './hostile.js';
 import { KeyBudget } from './key-budget.js';
 import { initialOptions, type FaultOptions, type LatencyOptions, type RuntimeOptions, type SimulatorOptions } from './options.js';
 import { defaultBurst } from './rate-limits.js';
+import { RealData, type RealDataControl } from './real-data.js';
 import { RequestRecorder, type RequestLogEntry } from './request-log.js';
 import { RequestPipeline } from './request-pipeline.js';
 import { createRouter } from './routes.js';
@@ -46,6 +48,8 @@ export interface Simulator {
   editAgent(id: string, edit: AgentEdit): AgentDetail;
   /** from now on, the detail of conversation `id` is answered in this broken way (null: heal it) */
   breakConversation(id: string, kind: HostileKind | null): void;
+  /** real-data mutations of finished conversations: set, vanish, truth, mutatedIds */
+  readonly realData: RealDataControl;
   /** Authorization headers received by the redirect target (must stay empty) */
   readonly leakedAuthorization: string[];
   close(): Promise<void>;
@@ -76,7 +80,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const faults = new FaultInjector(seed);
   const requestLog: RequestLogEntry[] = [];
   const recorder = new RequestRecorder(o, requestLog);
-  const conversations = new ConversationRoutes(dataset, o);
+  const realData = new RealData(dataset, o, opts.realData);
+  const conversations = new ConversationRoutes(dataset, o, realData);
   conversations.hide(o.hiddenFromLists);
   const router = createRouter(slug, new SpaceRoutes(dataset, o), conversations);
   const hostile = await HostileAnswers.start();
@@ -142,6 +147,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     breakConversation(id, kind) {
       hostile.breakConversation(id, kind);
     },
+    realData,
     leakedAuthorization: hostile.leakedAuthorization,
     close() {
       closing ??= new Promise<void>((resolve) => {

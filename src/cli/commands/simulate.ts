@@ -25,6 +25,10 @@ interface SimulateFlags {
   retryAfter: string;
   revokeKeyAfter?: string;
   timeFormat: string;
+  long: string;
+  messyText: string;
+  drift: string;
+  deleted: string;
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -60,6 +64,17 @@ function describeRate(sim: Simulator): string {
   if (retryAfter !== 'exact') text += `, Retry-After ${retryAfter}`;
   if (revokeKeyAfter !== null) text += `, key deleted after ${revokeKeyAfter} requests`;
   return text;
+}
+
+/** The real-data shares that are set, for the banner ('' when none is). */
+function describeRealData(shares: { long: number; text: number; drift: number; deleted: number }): string {
+  const pct = (n: number): string => `${Math.round(n * 1000) / 10}%`;
+  const parts: string[] = [];
+  if (shares.long) parts.push(`${pct(shares.long)} long`);
+  if (shares.text) parts.push(`${pct(shares.text)} messy text`);
+  if (shares.drift) parts.push(`${pct(shares.drift)} type drift`);
+  if (shares.deleted) parts.push(`${pct(shares.deleted)} deleted at the source`);
+  return parts.length > 0 ? `, real data: ${parts.join(', ')}` : '';
 }
 
 export function registerSimulate(program: Command): void {
@@ -106,6 +121,11 @@ export function registerSimulate(program: Command): void {
         'fraction-z or fraction-offset (microseconds; the instants then fall inside the second)',
       'as-generated',
     )
+    .optionsGroup('Real data (shares of the finished conversations, drawn from the seed):')
+    .option('--long <share>', 'long conversations: 1,000–10,000 turns, tool calls with large JSON payloads', '0')
+    .option('--messy-text <share>', 'hard text: emoji sequences, RTL, zero-width and control characters, NUL, a 100,000-character word, strings cut mid-surrogate', '0')
+    .option('--drift <share>', 'type drift, 1–3 kinds each: numbers as strings or 12.0, null lists, missing or extra keys, unknown values, bad dates', '0')
+    .option('--deleted <share>', 'deleted at the source after being listed: still listed, the detail answers 404', '0')
     .addHelpText(
       'after',
       `
@@ -117,6 +137,7 @@ Examples:
   convoduck simulate --rate-algorithm bucket --burst 5 --retry-after missing   # a stricter gateway
   convoduck simulate --served-per-page 100 --hidden-from-lists 3 --arrivals-per-minute 60 --arrival-lag 600000
   convoduck simulate --time-format fraction-offset --revoke-key-after 300
+  convoduck simulate --long 0.01 --messy-text 0.05 --drift 0.05 --deleted 0.01   # real-world data
 
 Then, in another shell (paste the two export lines it printed):
   export CONVODUCK_BASE_URL=http://127.0.0.1:8080/api/v1
@@ -142,6 +163,12 @@ Then, in another shell (paste the two export lines it printed):
       const hiddenFromLists = wholeNumber('--hidden-from-lists', flags.hiddenFromLists, 0, 5_000_000);
       const timeFormat = oneOf('--time-format', flags.timeFormat, TIME_FORMATS);
       const arrivalLagMs = wholeNumber('--arrival-lag', flags.arrivalLag, 0, 30 * 86_400_000);
+      const realData = {
+        long: decimal('--long', flags.long, 0, 1),
+        text: decimal('--messy-text', flags.messyText, 0, 1),
+        drift: decimal('--drift', flags.drift, 0, 1),
+        deleted: decimal('--deleted', flags.deleted, 0, 1),
+      };
       const log = (line: string): void => {
         process.stderr.write(`convoduck simulate: ${line}\n`);
       };
@@ -171,6 +198,7 @@ Then, in another shell (paste the two export lines it printed):
           hiddenFromLists,
           arrivalLagMs,
           timeFormat,
+          realData,
           autoFinish: true,
           // A long-running demo must not grow without bound: the log is only read here.
           logRequests: false,
@@ -190,6 +218,7 @@ Then, in another shell (paste the two export lines it printed):
           (flags.confidential ? ', confidential' : '') +
           (arrivalsPerMinute ? `, ${arrivalsPerMinute} new conversations/min` : '') +
           (otherClientRpm ? `, another client at ${otherClientRpm} requests/min` : '') +
+          describeRealData(realData) +
           '. Ctrl-C to stop.',
       );
 
