@@ -19,7 +19,9 @@
 --   tool_calls          tool calls made
 --   failed_tool_calls   tool calls with a status other than ok
 --   detail_status       stored, in_progress (detail fetched before the conversation ended),
---                       invalid (unusable body) or missing (not fetched yet)
+--                       set_aside (body kept raw, not stored as rows), deleted (deleted at the
+--                       source before its detail was stored) or missing (not fetched yet)
+--   deleted_at          when convoduck saw it deleted at the source (empty otherwise)
 --   summary             the API's summary (absent in confidential spaces)
 --
 -- Parameters: --from, --to, --agent, --channel (filters).
@@ -41,6 +43,7 @@ SELECT
   tool_calls,
   failed_tool_calls,
   detail_status,
+  deleted_at,
   summary
 FROM filtered_conversations
 ORDER BY started_at DESC NULLS LAST, id

@@ -8,12 +8,18 @@
 --   conversations          conversations known (listed, or fetched directly)
 --   listed                 conversations the list endpoint returned
 --   details_stored         conversations with a stored detail of the ended conversation
+--   details_coerced        of details_stored, those with a value coerced by a documented rule
 --   details_in_progress    detail stored, but fetched while the conversation was still running
 --                          (transcript may be incomplete; the next sync fetches it again)
---   details_invalid        detail fetched but unusable (kept raw; the next sync fetches it again)
+--   details_set_aside      detail fetched but not storable as rows (kept raw with the reason;
+--                          fetched again once its list entry changes, or on --retry-set-aside)
+--   details_deleted        deleted at the source before a detail was stored (never fetched again)
 --   details_missing        no detail fetched yet
 --   details_with_errors    conversations without a usable detail that have a sync error recorded
---   detail_coverage        details_stored ÷ conversations
+--   detail_coverage        details_stored ÷ (conversations − details_deleted): of what can still
+--                          be had
+--
+-- Deleted conversations stay in every report: they happened. conversations.deleted_at marks them.
 --
 -- Parameters: --from, --to, --agent, --channel (filters); --tz (day boundaries).
 
@@ -22,13 +28,16 @@ SELECT
   count(*)                                                            AS conversations,
   count(*) FILTER (WHERE listed_at IS NOT NULL)                       AS listed,
   count(*) FILTER (WHERE detail_status = 'stored')                    AS details_stored,
+  count(*) FILTER (WHERE detail_status = 'stored' AND detail_state = 'coerced') AS details_coerced,
   count(*) FILTER (WHERE detail_status = 'in_progress')               AS details_in_progress,
-  count(*) FILTER (WHERE detail_status = 'invalid')                   AS details_invalid,
+  count(*) FILTER (WHERE detail_status = 'set_aside')                 AS details_set_aside,
+  count(*) FILTER (WHERE detail_status = 'deleted')                   AS details_deleted,
   count(*) FILTER (WHERE detail_status = 'missing')                   AS details_missing,
-  count(*) FILTER (WHERE detail_status IN ('invalid', 'missing')
+  count(*) FILTER (WHERE detail_status IN ('set_aside', 'missing')
                      AND id IN (SELECT conversation_id FROM sync_errors WHERE conversation_id IS NOT NULL))
                                                                       AS details_with_errors,
-  ratio(count(*) FILTER (WHERE detail_status = 'stored'), count(*))  AS detail_coverage
+  ratio(count(*) FILTER (WHERE detail_status = 'stored'),
+        count(*) FILTER (WHERE detail_status <> 'deleted'))           AS detail_coverage
 FROM filtered_conversations
 GROUP BY day
 ORDER BY day NULLS LAST

@@ -19,7 +19,9 @@
 --   tool_calls          tool calls made
 --   failed_tool_calls   tool calls with a status other than ok
 --   detail_status       stored, in_progress (detail fetched before the conversation ended),
---                       invalid (unusable body) or missing (not fetched yet)
+--                       set_aside (the body could not be stored as rows: kept raw, see
+--                       raw_conversations.invalid_reason), deleted (deleted at the source before
+--                       its detail was stored) or missing (not fetched yet)
 --
 -- Parameters: $from, $to, $agents, $channel (the filters), $tz (started_local).
 
@@ -59,7 +61,8 @@ SELECT
   coalesce(k.tool_calls, 0)::INTEGER AS tool_calls,
   coalesce(k.failed_tool_calls, 0)::INTEGER AS failed_tool_calls,
   CASE
-    WHEN c.detail_fetched_at IS NULL AND r.invalid_reason IS NOT NULL THEN 'invalid'
+    WHEN c.detail_fetched_at IS NULL AND r.invalid_reason IS NOT NULL THEN 'set_aside'
+    WHEN c.detail_fetched_at IS NULL AND c.deleted_at IS NOT NULL THEN 'deleted'
     WHEN c.detail_fetched_at IS NULL THEN 'missing'
     WHEN NOT coalesce(r.is_final, false) THEN 'in_progress'
     ELSE 'stored'

@@ -13,6 +13,7 @@ export interface RunFlags {
   since?: string;
   until?: string;
   full?: boolean;
+  retrySetAside?: boolean;
   overlap: string;
   maxRpm?: string;
 }
@@ -22,6 +23,7 @@ export interface RunSettings {
   since: Date | undefined;
   until: Date | undefined;
   full: boolean | undefined;
+  retrySetAside: boolean | undefined;
   overlapMs: number;
   maxRpm: number | undefined;
   /** the rate limit's window when tests shrink it (CONVODUCK_RATE_WINDOW_MS) */
@@ -44,7 +46,7 @@ export function parseRunFlags(flags: RunFlags, now: Date): RunSettings {
   if (flags.full && since) throw new UsageError('--full and --since contradict each other: use one');
   const overlapMs = parseDurationArg('--overlap', flags.overlap);
   const maxRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
-  return { details, since, until, full: flags.full, overlapMs, maxRpm, windowMs: testWindowMs() };
+  return { details, since, until, full: flags.full, retrySetAside: flags.retrySetAside, overlapMs, maxRpm, windowMs: testWindowMs() };
 }
 
 /** Tests shrink the API's one-minute window to keep crawls short; users never need this. */

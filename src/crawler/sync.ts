@@ -35,6 +35,8 @@ export interface CrawlOptions {
   planChunk?: number;
   /** DuckDB's cap while the writer checkpoints (default CHECKPOINT_MEMORY_LIMIT, database.ts) */
   checkpointMemoryLimit?: string;
+  /** DuckDB's cap while the writer writes (default WRITER_MEMORY_LIMIT, database.ts) */
+  writerMemoryLimit?: string;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;
@@ -116,7 +118,7 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   checkWritableDatabase(options.dbPath);
   const lock = acquireSyncLock(options.dbPath);
   const client = spaceClient(options, options);
-  const writer = new BatchWriter(options.dbPath, options.checkpointMemoryLimit);
+  const writer = new BatchWriter(options.dbPath, { checkpoint: options.checkpointMemoryLimit, write: options.writerMemoryLimit });
   try {
     return await crawlSpace(options, { client, writer });
   } finally {

@@ -50,11 +50,17 @@ export class BatchWriter {
   private queue: Job[] = [];
   private draining: Promise<void> | null = null;
 
-  /** `checkpointMemoryLimit`: what DuckDB may hold while it checkpoints (default CHECKPOINT_MEMORY_LIMIT) */
+  private readonly checkpointMemoryLimit: string;
+  private readonly writeMemoryLimit: string;
+
+  /** `memoryLimits`: what DuckDB may hold while it writes (WRITER_MEMORY_LIMIT) and checkpoints (CHECKPOINT_MEMORY_LIMIT) */
   constructor(
     private readonly dbPath: string,
-    private readonly checkpointMemoryLimit = CHECKPOINT_MEMORY_LIMIT,
-  ) {}
+    memoryLimits: { write?: string; checkpoint?: string } = {},
+  ) {
+    this.writeMemoryLimit = memoryLimits.write ?? WRITER_MEMORY_LIMIT;
+    this.checkpointMemoryLimit = memoryLimits.checkpoint ?? CHECKPOINT_MEMORY_LIMIT;
+  }
 
   /** Runs `work` in the next opening of the file, after every write queued before it; resolves with its result. */
   write<T>(work: (db: Database) => Promise<T>): Promise<T> {
@@ -109,7 +115,7 @@ export class BatchWriter {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const jobs = this.take();
-      const opening = new Opening(this.dbPath);
+      const opening = new Opening(this.dbPath, this.writeMemoryLimit);
       try {
         await opening.db();
       } catch (err) {
@@ -222,10 +228,13 @@ async function saveAlone(opening: Opening, batch: DetailBatch, detail: FetchedDe
 class Opening {
   private current: Database | null = null;
 
-  constructor(private readonly dbPath: string) {}
+  constructor(
+    private readonly dbPath: string,
+    private readonly memoryLimit: string,
+  ) {}
 
   async db(): Promise<Database> {
-    this.current ??= await Database.open(this.dbPath, { memoryLimit: WRITER_MEMORY_LIMIT });
+    this.current ??= await Database.open(this.dbPath, { memoryLimit: this.memoryLimit });
     return this.current;
   }
 

@@ -34,6 +34,7 @@ export function registerSync(program: Command): void {
     .option('--since <time>', 'list conversations started at or after this (ISO date/time, or 7d, 24h, yesterday)')
     .option('--until <time>', 'list conversations started at or before this (a backfill: the watermark stays)')
     .option('--full', 're-list everything instead of starting from the watermark')
+    .option('--retry-set-aside', 'fetch again every detail set aside (after an upgrade, or once the API is fixed)')
     .option('--overlap <duration>', 'how far before the watermark an incremental run starts listing', '1h')
     .option('--max-rpm <n>', 'stay under this many requests per minute (leave room for other integrations)')
     .option('--json', 'print the run summary as JSON on stdout')
@@ -58,6 +59,12 @@ A config file lists the spaces; keys stay outside it:
   api_key_env = "ACME_PROD_KEY"              # or: api_key_file = "/etc/convoduck/acme-prod.key"
   slug = "acme-prod"                         # optional: checked before anything is stored
   max_rpm = 45                               # optional, as --max-rpm
+
+Data the API sends that convoduck did not expect never fails a run: a value whose meaning is
+clear is coerced by a documented rule; a detail that cannot be stored as rows is set aside (its
+raw body kept, the reason in raw_conversations.invalid_reason, fetched again once its list entry
+changes or with --retry-set-aside); a conversation deleted at the source is marked deleted and
+never asked for again. The api_drift report says what the API sent that the schema does not know.
 
 Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad settings,
 3 the API refused the key (401/403), 130 interrupted (what was fetched is kept).
@@ -149,6 +156,16 @@ export function describeListingGap(gap: ListingGapSummary): string {
   return `convoduck: ${gap.message} — ${next}`;
 }
 
+/** What the run did with data it did not expect, in one line (null when nothing). */
+export function describeUnexpectedData(s: Pick<SyncSummary, 'detailsCoerced' | 'detailsSetAside' | 'conversationsDeleted'>): string | null {
+  const parts: string[] = [];
+  const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  if (s.detailsCoerced > 0) parts.push(`${n(s.detailsCoerced, 'detail', 'details')} stored with values coerced`);
+  if (s.detailsSetAside > 0) parts.push(`${n(s.detailsSetAside, 'detail', 'details')} set aside (raw body kept; see the api_drift report)`);
+  if (s.conversationsDeleted > 0) parts.push(`${n(s.conversationsDeleted, 'conversation', 'conversations')} deleted at the source`);
+  return parts.length === 0 ? null : parts.join(', ');
+}
+
 export function describeSummary(s: SyncSummary, dbPath: string): string {
   const lines = [
     `sync ${s.status === 'ok' ? 'done' : s.status} in ${formatDuration(s.seconds)} → ${dbPath}`,
@@ -156,6 +173,8 @@ export function describeSummary(s: SyncSummary, dbPath: string): string {
     `  ${s.conversationsListed} conversations listed, ${s.detailsFetched} details fetched, ${s.detailsPending} still pending`,
     `  ${s.requests} requests, ${s.throttled} throttled, ${s.retries} retried, ${s.errors} errors`,
   ];
+  const unexpected = describeUnexpectedData(s);
+  if (unexpected) lines.push(`  ${unexpected}`);
   if (s.errors > 0) lines.push('  errors are in the sync_errors table (convoduck status); the next run retries them');
   return lines.join('\n');
 }

@@ -1,0 +1,171 @@
+// Real-world data never turns a run red: long conversations, hard text, drifting types and
+// conversations deleted at the source, served by the simulator over HTTP and synced into a real
+// DuckDB file. Each conversation ends stored exactly, coerced, set aside or marked deleted.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sync } from '../src/crawler/sync.js';
+import { Database } from '../src/store/database.js';
+import { DRIFT_EXPECT, DRIFT_KINDS, type Simulator } from '../src/simulator/index.js';
+import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+import { expectStoreMatchesTruth } from './support/store-vs-truth.js';
+
+const { simulator, tempDb } = scratch('real-data', { rateLimit: 100_000 });
+
+const listedIds = (sim: Simulator): string[] => sim.dataset.conversations.map((c) => c.id);
+const finishedIds = (sim: Simulator): string[] => sim.dataset.conversations.filter((c) => c.outcome !== null).map((c) => c.id);
+/** detail requests of this key since `from` (an index into the request log), by conversation id */
+const detailRequests = (sim: Simulator, from = 0): string[] =>
+  sim.requestLog
+    .slice(from)
+    .filter((r) => r.client === 'key' && r.kind === 'conversation_detail')
+    .map((r) => r.path.split('/').at(-1)!);
+
+describe('real data', () => {
+  it('stores conversations of 1,000 and 10,000 turns and a 20 MB body exactly in the first run', async () => {
+    const sim = await simulator({ seed: 61, conversations: 60 });
+    const [a, b, c] = finishedIds(sim);
+    sim.realData.set(a!, { long: { turns: 1_000 } });
+    sim.realData.set(b!, { long: { turns: 10_000 } });
+    sim.realData.set(c!, { long: { turns: 10_000, payloadBytes: 20_000_000 } });
+    const dbPath = tempDb();
+    const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
+    expect(summary.status).toBe('ok');
+    expect(summary.detailsFetched).toBe(60);
+    const counts = await expectStoreMatchesTruth(dbPath, sim, listedIds(sim));
+    expect(counts).toEqual({ exact: 60, coerced: 0, set_aside: 0, deleted: 0 });
+    await Database.with(dbPath, async (db) => {
+      const largest = await db.one<{ bytes: number; turns: number }>(
+        `SELECT max(octet_length(encode(body)))::INTEGER AS bytes, (SELECT count(*) FROM transcript_turns WHERE conversation_id = $c)::INTEGER AS turns
+         FROM raw_conversations`,
+        { c: c! },
+      );
+      expect(largest?.bytes).toBe(sim.realData.truth(c!).long!.bodyBytes);
+      expect(largest?.bytes).toBeGreaterThan(19_000_000);
+      expect(largest?.turns).toBe(10_000);
+    });
+    expect(existsSync(`${dbPath}.wal`)).toBe(false);
+  }, 180_000);
+
+  it('stores every hard text exactly, a string cut mid-emoji with U+FFFD, in the list page too', async () => {
+    const sim = await simulator({ seed: 62, conversations: 80 });
+    const ids = finishedIds(sim);
+    ids.slice(0, 4).forEach((id) => sim.realData.set(id, { text: true }));
+    ids.slice(4, 7).forEach((id) => sim.realData.set(id, { text: true, loneSurrogates: false }));
+    const dbPath = tempDb();
+    const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
+    expect(summary.status).toBe('ok');
+    expect(summary.detailsCoerced).toBe(4);
+    const counts = await expectStoreMatchesTruth(dbPath, sim, listedIds(sim));
+    expect(counts).toEqual({ exact: 76, coerced: 4, set_aside: 0, deleted: 0 });
+    await Database.with(dbPath, async (db) => {
+      const drift = await db.all<{ kind: string; note: string; n: number }>(
+        `SELECT kind, note, count(DISTINCT conversation_id)::INTEGER AS n FROM detail_drift GROUP BY ALL`,
+      );
+      expect(drift).toEqual([{ kind: 'coerced', note: 'lone UTF-16 surrogate → U+FFFD', n: 4 }]);
+    });
+  }, 120_000);
+
+  it('coerces drift that is unambiguous, sets aside what is not with its reason, and asks for neither again', async () => {
+    const sim = await simulator({ seed: 63, conversations: 90 });
+    const ids = finishedIds(sim);
+    DRIFT_KINDS.forEach((kind, i) => sim.realData.set(ids[i * 3]!, { drift: [kind] }));
+    const dbPath = tempDb();
+    const first = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
+    expect(first.status).toBe('ok');
+    const kinds = (e: string) => DRIFT_KINDS.filter((k) => DRIFT_EXPECT[k] === e).length;
+    expect(first.detailsSetAside).toBe(kinds('set_aside'));
+    expect(first.detailsCoerced).toBe(kinds('coerced'));
+    expect(first.errors).toBe(0);
+    const counts = await expectStoreMatchesTruth(dbPath, sim, listedIds(sim));
+    expect(counts.set_aside).toBe(kinds('set_aside'));
+    expect(counts.coerced).toBe(kinds('coerced'));
+
+    const before = sim.requestLog.length;
+    const second = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
+    expect(second.status).toBe('ok');
+    const finished = new Set(ids);
+    expect(detailRequests(sim, before).filter((id) => finished.has(id))).toEqual([]);
+
+    const out = join(dirname(dbPath), 'reports');
+    const report = await runCli(['report', 'api_drift', '--format', 'json', '--out', out, '--db', dbPath]);
+    expect(report.code, report.stderr).toBe(0);
+    {
+      const reasons = (JSON.parse(readFileSync(join(out, 'api_drift.json'), 'utf8')) as { path: string; kind: string; conversations: number }[]).map(
+        (r) => ({ path: r.path, kind: r.kind, conversations: Number(r.conversations) }),
+      );
+      expect(reasons).toContainEqual({ path: 'sentiment_v2', kind: 'unknown_field', conversations: 1 });
+      expect(reasons).toContainEqual({ path: 'transcript[].confidence', kind: 'unknown_field', conversations: 1 });
+      expect(reasons).toContainEqual({ path: 'outcome', kind: 'unknown_value', conversations: 1 });
+      expect(reasons.filter((r) => r.kind === 'set_aside').reduce((n, r) => n + r.conversations, 0)).toBe(kinds('set_aside'));
+    }
+  }, 120_000);
+
+  it('marks a conversation whose detail answers 404 deleted: both runs exit 0, the second never asks for it', async () => {
+    const sim = await simulator({ seed: 64, conversations: 70 });
+    const gone = finishedIds(sim).slice(0, 3);
+    for (const id of gone) sim.realData.set(id, { deleted: true });
+    const dbPath = tempDb();
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
+    const first = await runCli(['sync', '--json'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ status: 'ok', conversationsDeleted: 3, errors: 0 });
+    expect(first.stderr).toMatch(/3 conversations deleted at the source/);
+    const before = sim.requestLog.length;
+    const second = await runCli(['sync', '--json'], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(detailRequests(sim, before).filter((id) => gone.includes(id))).toEqual([]);
+    const counts = await expectStoreMatchesTruth(dbPath, sim, listedIds(sim));
+    expect(counts.deleted).toBe(3);
+    const status = await runCli(['status', '--json'], env);
+    const open = sim.dataset.conversations.length - finishedIds(sim).length;
+    expect(JSON.parse(status.stdout).details).toMatchObject({ deleted: 3, pending: open, missing: 0 });
+  }, 120_000);
+
+  it('loses no surviving conversation when deletions shift the pages of a listing', async () => {
+    const sim = await simulator({ seed: 65, conversations: 650 });
+    const all = listedIds(sim);
+    // once the first page is served, five conversations it held vanish: every later page shifts
+    const vanished = all.slice(150, 155);
+    let pages = 0;
+    sim.setOptions({
+      onRequest: (entry) => {
+        if (entry.kind === 'conversation_list' && entry.status === 200 && ++pages === 1) sim.realData.vanish(vanished);
+      },
+    });
+    const dbPath = tempDb();
+    const first = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
+    expect(pages).toBeGreaterThan(3);
+    expect(first.conversationsDeleted).toBe(5);
+    const survivors = all.filter((id) => !vanished.includes(id));
+    await Database.with(dbPath, async (db) => {
+      const stored = await db.all<{ id: string }>(`SELECT id FROM raw_conversations WHERE invalid_reason IS NULL`);
+      expect(new Set(stored.map((r) => r.id))).toEqual(new Set(survivors));
+    });
+    const second = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
+    expect(second.status).toBe('ok');
+    await expectStoreMatchesTruth(dbPath, sim, all);
+  }, 120_000);
+
+  it('marks a stored conversation missing from a window listed again deleted, and never asks for it', async () => {
+    const sim = await simulator({ seed: 66, conversations: 120 });
+    const dbPath = tempDb();
+    expect((await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath })).status).toBe('ok');
+    const vanished = finishedIds(sim).slice(10, 14);
+    sim.realData.vanish(vanished);
+    const again = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, full: true });
+    expect(again.status).toBe('ok');
+    expect(again.conversationsDeleted).toBe(4);
+    await Database.with(dbPath, async (db) => {
+      const rows = await db.all<{ id: string; reason: string }>(`SELECT id, reason FROM deleted_conversations ORDER BY id`);
+      expect(rows).toEqual([...vanished].sort().map((id) => ({ id, reason: 'missing_from_listing' })));
+      // what was stored stays, marked
+      const kept = await db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM transcript_turns WHERE conversation_id = $id`, { id: vanished[0]! });
+      expect(kept?.n).toBeGreaterThan(0);
+    });
+    const before = sim.requestLog.length;
+    expect((await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, full: true })).conversationsDeleted).toBe(0);
+    expect(detailRequests(sim, before).filter((id) => vanished.includes(id))).toEqual([]);
+  }, 120_000);
+});
