@@ -126,7 +126,7 @@ export class BatchWriter {
       try {
         const flushes = jobs.filter((j): j is Extract<Job, { kind: 'details' }> => j.kind === 'details');
         for (const job of jobs) {
-          if (job.kind === 'work') await run(job, async () => job.work(await opening.db()));
+          if (job.kind === 'work') await run(job, () => workWithFallback(opening, job.work));
           else if (job === flushes[0]) await this.saveFlushes(opening, flushes);
         }
         // Closing checkpoints the file, and close() is synchronous: on a large database that held
@@ -185,6 +185,21 @@ export class BatchWriter {
 }
 
 /**
+ * A write job under the writer's cap, or, when it fails (DuckDB's cap met by what it holds), once
+ * more under a raised cap. Each job is one transaction or idempotent, so trying it again is safe.
+ */
+async function workWithFallback<T>(opening: Opening, work: (db: Database) => Promise<T>): Promise<T> {
+  try {
+    return await work(await opening.db());
+  } catch (err) {
+    if (!isMemoryError(err)) throw err;
+    await opening.recover();
+  }
+  const db = await opening.db();
+  return db.withMemoryLimit(RAISED_MEMORY_LIMIT, () => work(db));
+}
+
+/**
  * One flush, whatever its details hold. A write that fails (DuckDB's memory cap met by what the
  * bodies hold) is split in halves and retried, down to one detail; one detail that still fails is
  * written under a raised cap, and failing that, set aside with the reason (its raw body kept).
@@ -222,8 +237,9 @@ async function saveAlone(opening: Opening, batch: DetailBatch, detail: FetchedDe
 }
 
 /**
- * The writer's database for one opening of the file. After a failed write DuckDB has rolled it
- * back; should the instance itself be unusable, `recover` opens the file again.
+ * The writer's database for one opening of the file. A write that failed may have left DuckDB's
+ * instance invalidated (a commit that failed under the cap does): `recover` closes it, and the
+ * next write opens the file again, which replays what was committed.
  */
 class Opening {
   private current: Database | null = null;
@@ -234,16 +250,14 @@ class Opening {
   ) {}
 
   async db(): Promise<Database> {
-    this.current ??= await Database.open(this.dbPath, { memoryLimit: this.memoryLimit });
+    this.current ??= await Database.open(this.dbPath, { memoryLimit: this.memoryLimit }).catch((err: unknown) => {
+      if (!isMemoryError(err)) throw err;
+      return Database.open(this.dbPath, { memoryLimit: RAISED_MEMORY_LIMIT });
+    });
     return this.current;
   }
 
   async recover(): Promise<void> {
-    const usable = await this.current?.run('SELECT 1').then(
-      () => true,
-      () => false,
-    );
-    if (usable) return;
     this.close();
   }
 
@@ -316,4 +330,9 @@ export class OwnWrites {
     void settled.then(() => this.pending.delete(settled));
     return job;
   }
+}
+
+/** DuckDB ran out of the memory its cap allows (a statement, a commit, or an opening). */
+function isMemoryError(err: unknown): boolean {
+  return /Out of Memory|failed to pin block|could not allocate/i.test(err instanceof Error ? err.message : String(err));
 }
