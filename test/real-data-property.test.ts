@@ -28,7 +28,7 @@ describe('real data, random mixes', () => {
       drift: 0.05 + rng.next() * 0.25,
       deleted: rng.next() * 0.08,
     };
-    const writerMemoryLimit = seed % 2 === 1 ? '16MB' : undefined;
+    const writerMemoryLimit = seed % 2 === 1 ? '12MB' : undefined;
     const sim = await simulator({ seed, conversations: 120, realData });
     const ids = sim.dataset.conversations.map((c) => c.id);
     const dbPath = tempDb();
