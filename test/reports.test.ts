@@ -23,6 +23,7 @@ const NOW = new Date('2026-11-06T12:00:00Z');
 const ALL_REPORTS = [
   'agent_changes',
   'agent_leaderboard',
+  'api_drift',
   'connection_health',
   'containment_trend',
   'conversation_list',
@@ -41,7 +42,7 @@ const ALL_REPORTS = [
   'transfers',
 ];
 
-type DetailStatus = 'stored' | 'in_progress' | 'invalid' | 'missing';
+type DetailStatus = 'stored' | 'in_progress' | 'set_aside' | 'deleted' | 'missing';
 
 /** One conversation as the database should know it. */
 interface Conv {
@@ -58,6 +59,10 @@ interface Conv {
   summary: string | null;
   detailStatus: DetailStatus;
   hasError: boolean;
+  /** stored with a value coerced (sent as a numeric string) */
+  coerced: boolean;
+  /** when convoduck saw it deleted at the source (null: not deleted) */
+  deletedAt: Date | null;
   /** known only when a usable detail is stored */
   path: NodePathEntry[];
   calls: ToolCallEntry[];
@@ -75,13 +80,19 @@ const toolNames = new Map<string, string>();
 
 // The project's standard: a real sync over HTTP from the simulator into a real DuckDB file.
 // Then the states a real crawl can leave behind and coverage must show: conversations listed
-// but not fetched yet (a sync with --details none), two details whose body was unusable, and
+// but not fetched yet (a sync with --details none), two details whose body was unusable, one
+// deleted at the source before its detail was fetched, one whose numbers came as text, and
 // detail errors recorded for some of those.
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'convoduck-reports-'));
   dbPath = join(dir, 'reports.duckdb');
   sim = await startSimulator({ seed: 11, conversations: 700, now: NOW, days: 21, exoticValues: true, rateLimit: 100_000 });
   dataset = sim.dataset;
+  const finished = dataset.conversations.filter((c) => c.outcome !== null);
+  const deleted = finished[40]!.id;
+  const coerced = finished[41]!.id;
+  sim.realData.set(deleted, { deleted: true });
+  sim.realData.set(coerced, { drift: ['number_string'] });
   const base = { baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, now: () => sim.clock() };
   const first = await sync(base);
   expect(first.status).toBe('ok');
@@ -98,7 +109,11 @@ beforeAll(async () => {
 
   const agentNames = new Map(dataset.agents.map((a) => [a.id, a.name]));
   for (const t of dataset.tools) toolNames.set(t.id, t.name);
-  convs = dataset.conversations.map((s) => model(s, agentNames, missing, invalid, failing));
+  // when the sync saw it deleted is the sync's clock: read back, the rest is recomputed
+  const seen = await Database.with(dbPath, (db) => db.one<{ at: Date }>(`SELECT seen_deleted_at AS at FROM deleted_conversations`));
+  expect(seen).toBeDefined();
+  const states = { deleted: new Map([[deleted, seen!.at]]), coerced: new Set([coerced]) };
+  convs = dataset.conversations.map((s) => model(s, agentNames, missing, invalid, failing, states));
   // the fixture must exercise what the reports distinguish
   expect(convs.some((c) => c.outcome === null)).toBe(true);
   expect(convs.some((c) => c.outcome !== null && !['completed', 'transferred', 'hung_up', 'failed'].includes(c.outcome))).toBe(true);
@@ -145,16 +160,20 @@ function model(
   missing: Set<string>,
   invalid: Set<string>,
   failing: Set<string>,
+  states: { deleted: Map<string, Date>; coerced: Set<string> },
 ): Conv {
-  const usable = !missing.has(s.id) && !invalid.has(s.id);
+  const deletedAt = states.deleted.get(s.id) ?? null;
+  const usable = !missing.has(s.id) && !invalid.has(s.id) && deletedAt === null;
   const detail: ConversationDetail | undefined = usable ? dataset.detail(s.id) : undefined;
   const rec = detail ?? s;
   const path = detail?.node_path ?? [];
   const last = path[path.length - 1];
   const detailStatus: DetailStatus = missing.has(s.id)
     ? 'missing'
-    : invalid.has(s.id)
-      ? 'invalid'
+    : deletedAt !== null
+      ? 'deleted'
+      : invalid.has(s.id)
+      ? 'set_aside'
       : detail!.outcome === null || detail!.ended_at === null
         ? 'in_progress'
         : 'stored';
@@ -172,6 +191,8 @@ function model(
     summary: rec.summary ?? null,
     detailStatus,
     hasError: failing.has(s.id),
+    coerced: states.coerced.has(s.id),
+    deletedAt,
     path,
     calls: detail?.tool_calls ?? [],
     transcript: (detail?.transcript ?? []).map((t) => ({ speaker: t.speaker, text: t.text })),
@@ -538,6 +559,7 @@ function expectedConversationList(list: Conv[], raw = false): Expected[] {
       tool_calls: c.calls.length,
       failed_tool_calls: c.calls.filter((k) => k.status !== 'ok').length,
       detail_status: c.detailStatus,
+      deleted_at: isoZ(c.deletedAt),
       summary: text(c.summary),
     }));
 }
@@ -697,18 +719,22 @@ describe('reports over the whole database (UTC)', () => {
         conversations: g.length,
         listed: g.length,
         details_stored: count(g, (c) => c.detailStatus === 'stored'),
+        details_coerced: count(g, (c) => c.detailStatus === 'stored' && c.coerced),
         details_in_progress: count(g, (c) => c.detailStatus === 'in_progress'),
-        details_invalid: count(g, (c) => c.detailStatus === 'invalid'),
+        details_set_aside: count(g, (c) => c.detailStatus === 'set_aside'),
+        details_deleted: count(g, (c) => c.detailStatus === 'deleted'),
         details_missing: count(g, (c) => c.detailStatus === 'missing'),
-        details_with_errors: count(g, (c) => (c.detailStatus === 'missing' || c.detailStatus === 'invalid') && c.hasError),
-        detail_coverage: count(g, (c) => c.detailStatus === 'stored') / g.length,
+        details_with_errors: count(g, (c) => (c.detailStatus === 'missing' || c.detailStatus === 'set_aside') && c.hasError),
+        detail_coverage: count(g, (c) => c.detailStatus === 'stored') / count(g, (c) => c.detailStatus !== 'deleted'),
       }))
       .sort((a, b) => cmp(a.day, b.day));
     const table = csv('coverage');
     expectTable(table, expected, 'coverage');
     const total = (col: string) => table.rows.reduce((s, r) => s + Number(r[col]), 0);
     expect(total('details_missing')).toBe(6);
-    expect(total('details_invalid')).toBe(2);
+    expect(total('details_set_aside')).toBe(2);
+    expect(total('details_deleted')).toBe(1);
+    expect(total('details_coerced')).toBe(1);
     expect(total('details_with_errors')).toBe(4);
     expect(total('conversations')).toBe(dataset.conversations.length);
     expect(total('details_in_progress')).toBe(count(convs, (c) => c.outcome === null));

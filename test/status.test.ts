@@ -65,9 +65,11 @@ describe('status', () => {
       listed: 150,
       stored: 150 - fixture.missingIds.length - fixture.invalidIds.length,
       missing: fixture.missingIds.length,
-      invalid: fixture.invalidIds.length,
+      setAside: fixture.invalidIds.length,
+      coerced: 0,
+      deleted: 0,
       failing: fixture.failingIds.length,
-      pending: fixture.missingIds.length + fixture.invalidIds.length + open,
+      pending: fixture.missingIds.length + open,
       coverage: (150 - fixture.missingIds.length - fixture.invalidIds.length) / 150,
     });
     expect(s.openConversations.count).toBe(open);
@@ -99,7 +101,7 @@ describe('status', () => {
     expect(text).toMatch(/^\s+2\s+2026-11-06T11:58:00Z\s+2m00s\s+errors\s+150\s+145\s+4\s/m);
     expect(text).toMatch(/^\s+conversations\s+150$/m);
     expect(text).toMatch(/^\s+transcript_turns\s+[\d,]+$/m);
-    expect(text).toContain(`listed 150, stored 144 (96.0%), missing 5, invalid 1, failing 3`);
+    expect(text).toContain(`listed 150, stored 144 (96.0%) (coerced 0), missing 5, set aside 1, deleted at the source 0, failing 3`);
     expect(text).toMatch(/^\s+detail\s+500\s+3\s+3\s/m);
     expect(text).toMatch(/^\s+list\s+429\s+1\s+0\s/m);
   });

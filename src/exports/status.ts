@@ -105,7 +105,7 @@ export interface StatusReport {
     deleted: number;
     /** without a usable detail and with a recorded error */
     failing: number;
-    /** what the next sync fetches: missing, invalid, and details of unfinished conversations */
+    /** what the next sync fetches: missing, set aside whose list entry changed, and details of unfinished conversations */
     pending: number;
     /** stored / listed (null when nothing is listed) */
     coverage: number | null;

@@ -115,18 +115,20 @@ function headerLines(input: PageInput): string {
 function coverageNote(coverage: ReportRows): string {
   const sum = (column: string) => coverage.rows.reduce((n, r) => n + (num(r[column]) ?? 0), 0);
   const missing = sum('details_missing');
-  const invalid = sum('details_invalid');
+  const setAside = sum('details_set_aside');
+  const deleted = sum('details_deleted');
   const inProgress = sum('details_in_progress');
-  const total = missing + invalid + inProgress;
+  const total = missing + setAside + deleted + inProgress;
   if (total === 0) return '';
   const parts = [
     missing > 0 ? `${count(missing)} not fetched yet` : '',
-    invalid > 0 ? `${count(invalid)} unusable` : '',
+    setAside > 0 ? `${count(setAside)} set aside (the API sent what convoduck cannot store as rows)` : '',
+    deleted > 0 ? `${count(deleted)} deleted at the source first` : '',
     inProgress > 0 ? `${count(inProgress)} fetched while still running` : '',
   ].filter(Boolean);
-  return `<div class="warning" role="note" data-incomplete="${total}" data-missing="${missing}" data-invalid="${invalid}" data-in-progress="${inProgress}">
+  return `<div class="warning" role="note" data-incomplete="${total}" data-missing="${missing}" data-set-aside="${setAside}" data-deleted="${deleted}" data-in-progress="${inProgress}">
 <strong>Coverage:</strong> ${count(total)} ${total === 1 ? 'conversation has' : 'conversations have'} no complete detail (${parts.join(', ')}).
-Node and tool figures leave them out until the next <code>convoduck sync</code> fetches them; the <code>coverage</code> report has them per day.</div>`;
+Node and tool figures leave them out; the <code>coverage</code> report has them per day, <code>api_drift</code> why details were set aside.</div>`;
 }
 
 function tilesSection(tiles: Tile[]): string {
