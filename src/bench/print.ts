@@ -1,6 +1,7 @@
 // The tables `npm run bench` prints, one printer per section, and the goals each section adds to
 // the summary at the end (run.ts runs the sections and writes the JSON).
 
+import type { RealDataResult } from './real-data.js';
 import { defaultBurst } from '../simulator/index.js';
 import type { BudgetCase, BudgetResult } from './budget.js';
 import { fixed } from './measure.js';
@@ -264,4 +265,28 @@ export function printStored(results: StoredResult[], goals: Goal[]): void {
     console.log(`     peak RSS ×${fixed(growth, 2)} from ${int(a.stored)} to ${int(b.stored)} stored conversations`);
     goals.push({ what: 'stored: peak RSS flat as the database grows', goal: `≤ 1.2× from ${int(a.stored)} to ${int(b.stored)}`, measured: `×${fixed(growth, 2)}`, met: growth <= 1.2 });
   }
+}
+
+export function printRealData(r: RealDataResult, goals: Goal[]): void {
+  const l = r.long;
+  console.log(
+    `\n9. Real data: a flat-out sync of ${int(l.conversations)} conversations, ${int(l.longConversations)} of them with ${int(l.longTurns)} turns ` +
+      `(simulator in another process, limit raised to 10^9/min)`,
+  );
+  console.log(
+    table(
+      ['conversations', 'long', 'peak RSS MB', 'largest body MB', 'turns stored', 'wall s', 'CPU s', 'status'],
+      [[int(l.conversations), int(l.longConversations), fixed(l.maxRssMb, 0), fixed(l.largestBodyMb, 1), int(l.turnsStored), secs(l.seconds), secs(l.cpuSec), l.status]],
+    ),
+  );
+  goals.push({ what: 'real data: peak RSS, 1% of conversations long', goal: '< 300 MB', measured: `${fixed(l.maxRssMb, 0)} MB`, met: l.maxRssMb < 300 && l.status === 'ok' });
+  console.log(`\n   Random mixes of long conversations, hard text, type drift and deletions, synced twice (odd seeds under a 12 MB writer cap)`);
+  console.log(
+    table(
+      ['seed', 'listed', 'exact', 'coerced', 'set aside', 'deleted', 'runs', 'as the truth says'],
+      r.mixes.map((m) => [String(m.seed), int(m.listed), int(m.exact), int(m.coerced), int(m.setAside), int(m.deleted), m.statuses, m.ok ? 'yes' : `NO: ${m.problem}`]),
+    ),
+  );
+  const failed = r.mixes.filter((m) => !m.ok).length;
+  goals.push({ what: 'real data: random mixes end as their truth says', goal: 'every seed', measured: `${r.mixes.length - failed} of ${r.mixes.length}`, met: failed === 0 });
 }

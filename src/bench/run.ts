@@ -1,6 +1,6 @@
 // `npm run bench`: how close convoduck comes to what the API allows, and what it costs.
 //
-//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored] [--cases a,e,g] [--out DIR] [--keep]
+//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata] [--cases a,e,g] [--out DIR] [--keep]
 //
 // Prints tables on stdout (progress on stderr) and writes the same figures as JSON to
 // reports/bench/bench-<time>.json and reports/bench/latest.json. A benchmark prints figures; it
@@ -13,13 +13,14 @@ import { join, relative, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { budgetCases, runBudget, startBudgetSimulators, type BudgetCase, type BudgetSimulators } from './budget.js';
 import { benchNormalise, type NormaliseResult } from './normalise.js';
-import { printBudget, printCrawl, printNormalise, printReports, printSpaces, printStored, secs, table, type Goal } from './print.js';
+import { printBudget, printCrawl, printNormalise, printRealData, printReports, printSpaces, printStored, secs, table, type Goal } from './print.js';
+import { benchRealData } from './real-data.js';
 import { benchReports } from './reports.js';
 import { benchScale } from './scale.js';
 import { benchSpaces, type SpacesSettings } from './spaces.js';
 import { benchStored } from './stored.js';
 
-const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'stored'] as const;
+const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'stored', 'realdata'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -36,6 +37,7 @@ interface Settings {
   storedSizes: number[];
   /** conversations that sync adds */
   storedAdded: number;
+  realData: { conversations: number; longShare: number; longTurns: number; seeds: number[] };
 }
 
 const FULL: Settings = {
@@ -50,6 +52,7 @@ const FULL: Settings = {
   spaces: { count: 100, conversations: 200, rateLimit: 60, windowMs: 60_000, latencyMs: 0 },
   storedSizes: [10_000, 100_000, 1_000_000],
   storedAdded: 2_000,
+  realData: { conversations: 10_000, longShare: 0.01, longTurns: 10_000, seeds: Array.from({ length: 20 }, (_, i) => 201 + i) },
 };
 
 const QUICK: Settings = {
@@ -63,6 +66,7 @@ const QUICK: Settings = {
   spaces: { count: 20, conversations: 100, rateLimit: 30, windowMs: 10_000, latencyMs: 0 },
   storedSizes: [10_000, 50_000],
   storedAdded: 1_000,
+  realData: { conversations: 2_000, longShare: 0.01, longTurns: 10_000, seeds: [201, 202, 203, 204] },
 };
 
 interface Args {
@@ -104,7 +108,7 @@ function parseArgs(argv: string[]): Args {
 
 function usage(error?: string): never {
   const text =
-    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored] [--cases a,e,g] [--out DIR] [--keep]\n' +
+    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata] [--cases a,e,g] [--out DIR] [--keep]\n' +
     '  --quick   smaller N and time-scaled rate windows (about 3 minutes)\n' +
     '  --only    run only these sections\n' +
     `  --cases   run only these budget cases (${budgetCases().map((c) => `${c.key} ${c.algorithm}`).join(', ')})\n` +
@@ -211,6 +215,11 @@ async function main(): Promise<void> {
       const r = await timed('stored', () => benchStored(settings.storedSizes, settings.storedAdded, work, log));
       sections.stored = r;
       printStored(r, goals);
+    }
+    if (only.has('realdata')) {
+      const r = await timed('realdata', () => benchRealData(settings.realData, work, log));
+      sections.realdata = r;
+      printRealData(r, goals);
     }
   } finally {
     await budgetSims?.close();
