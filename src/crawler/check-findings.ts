@@ -1,7 +1,7 @@
 // Pure judgements behind `convoduck check`: each turns what one response showed into a finding
 // (ok, warn, fail, skip) with a one-line message and the measured values. No I/O.
 
-import { detailProblem, nestsTooDeep } from './validate.js';
+import { detailProblem } from './validate.js';
 
 export type FindingStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -252,12 +252,10 @@ export function pickConversation(listItems: readonly unknown[]): string | null {
 
 export function judgeDetail(json: unknown, id: string): Finding {
   const name = 'detail';
-  if (nestsTooDeep(json)) {
-    return { status: 'fail', name, message: `conversation detail ${id}: nests too deeply to store; a sync records it as an error`, values: { conversationId: id } };
-  }
+  // A detail a sync would set aside does not stop a sync, but every such conversation would lack its rows.
   const problem = detailProblem(json, id);
   if (problem) {
-    return { status: 'fail', name, message: `conversation detail ${id} does not parse: ${problem}; a sync records such details as errors`, values: { conversationId: id, problem } };
+    return { status: 'warn', name, message: `conversation detail ${id} would be set aside: ${problem}; a sync keeps its raw body and goes on (see the api_drift report)`, values: { conversationId: id, problem } };
   }
   const data = (json as { data: Record<string, unknown> }).data;
   const lists = ['transcript', 'tool_calls', 'node_path'] as const;

@@ -114,8 +114,8 @@ describe('pure judgements', () => {
     expect(pickConversation([{}, 'x'])).toBeNull();
     const detail = { data: { id: 'c1', started_at: '2026-11-01T08:00:00Z', ended_at: null, tool_calls: [], node_path: [] } };
     expect(judgeDetail(detail, 'c1')).toMatchObject({ status: 'ok', message: expect.stringMatching(/transcript absent \(a confidential space/) });
-    expect(judgeDetail({ data: { ...detail.data, transcript: {} } }, 'c1').status).toBe('fail');
-    expect(judgeDetail({ data: { ...detail.data, id: 'c2' } }, 'c1').status).toBe('fail');
+    expect(judgeDetail({ data: { ...detail.data, transcript: {} } }, 'c1')).toMatchObject({ status: 'warn', message: expect.stringMatching(/would be set aside: transcript is an object/) });
+    expect(judgeDetail({ data: { ...detail.data, id: 'c2' } }, 'c1').status).toBe('warn');
     expect(judgeDetail({ data: { id: 'c1', started_at: '2026-11-01T08:00:00Z', transcript: [] } }, 'c1').status).toBe('warn');
   });
 
