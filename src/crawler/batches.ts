@@ -89,8 +89,11 @@ export interface BatchOptions<T, R> {
   /** a cap on results held across crawls (see HeldSlots); none when absent */
   slots?: HeldSlots;
   batchSize: number;
-  /** also flush once the batch's results weigh this much (by `weigh`) */
-  batchWeight?: { max: number; weigh: (result: R) => number };
+  /**
+   * Weighs results (`weigh`): a batch is flushed once it weighs `batch`, and no worker takes an
+   * item while the results not yet written (the batch and the flushes queued) weigh `held`.
+   */
+  weight?: { batch: number; held: number; weigh: (result: R) => number };
   /** flush at least this often while results arrive */
   flushIntervalMs: number;
   /** stop taking items (the results so far are still flushed) */
@@ -109,6 +112,8 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
   const self = {}; // this crawl, for its turns at the shared slots
   let batch: R[] = [];
   let weight = 0;
+  /** weight of the results fetched and not yet written */
+  let held = 0;
   let lastFlush = Date.now();
   // Writes go one after another, each after the one before it (the writer serialises them anyway).
   let flushing: Promise<void> = Promise.resolve();
@@ -118,10 +123,14 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
     clearTimeout(timer);
     timer = undefined;
     const taken = batch;
+    const takenWeight = weight;
     batch = [];
     weight = 0;
     lastFlush = Date.now();
-    flushing = flushing.then(() => o.flush(taken)).finally(() => o.slots?.give(self, taken.length));
+    flushing = flushing.then(() => o.flush(taken)).finally(() => {
+      o.slots?.give(self, taken.length);
+      held -= takenWeight;
+    });
     return flushing;
   };
   // A result waits at most flushIntervalMs for its commit, also when no other result follows it
@@ -135,6 +144,8 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length && !o.stopped() && failed === null) {
+      // heavy results (long conversations) wait for the writes rather than pile up in memory
+      while (o.weight !== undefined && held >= o.weight.held && failed === null) await flushing.catch(() => undefined);
       await o.slots?.take(self);
       if (next >= items.length || o.stopped() || failed !== null) {
         o.slots?.give(self, 1);
@@ -150,13 +161,15 @@ export async function inBatches<T, R>(items: readonly T[], o: BatchOptions<T, R>
       }
       if (result !== null) {
         batch.push(result);
-        weight += o.batchWeight?.weigh(result) ?? 0;
+        const w = o.weight?.weigh(result) ?? 0;
+        weight += w;
+        held += w;
         arm();
       } else {
         o.slots?.give(self, 1);
       }
       o.done?.(result);
-      const heavy = o.batchWeight !== undefined && weight >= o.batchWeight.max;
+      const heavy = o.weight !== undefined && weight >= o.weight.batch;
       if (batch.length >= o.batchSize || heavy || Date.now() - lastFlush >= o.flushIntervalMs) await flush();
     }
   };

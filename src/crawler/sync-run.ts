@@ -41,7 +41,7 @@ import { DimensionCrawl } from './dimensions.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
 import { planWindow } from './plan.js';
 import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync.js';
-import { DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
+import { DETAIL_BYTES_HELD, DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
 
 /** What a run that ended in an exception had done (its sync_runs row says the same). */
 export interface FailedRunCounters extends RunCounters {
@@ -375,7 +375,7 @@ export class SyncRun {
       concurrency: this.options.concurrency ?? 32,
       slots: this.writer.slots,
       batchSize: this.options.batchSize ?? 100,
-      batchWeight: { max: DETAIL_BYTES_PER_BATCH, weigh: (d) => d.body.length },
+      weight: { batch: DETAIL_BYTES_PER_BATCH, held: DETAIL_BYTES_HELD, weigh: (d) => d.body.length },
       flushIntervalMs: this.options.flushIntervalMs ?? 2_000,
       stopped: () => this.aborted,
       work: (id, i) => this.fetchDetail(id, pending.storedAt(i)),

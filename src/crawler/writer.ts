@@ -30,6 +30,8 @@ const DETAILS_PER_TRANSACTION = 150;
  */
 const DETAIL_BYTES_PER_TRANSACTION = 2_000_000;
 export const DETAIL_BYTES_PER_BATCH = 4_000_000;
+/** Body text one crawl holds fetched and not yet written, at most (see inBatches). */
+export const DETAIL_BYTES_HELD = 16_000_000;
 
 /**
  * Details fetched and not yet written, across every crawl feeding this writer. One crawl holds at
