@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sync } from '../src/crawler/sync.js';
 import { Database } from '../src/store/database.js';
+import { bodiesInParts } from '../src/store/derive.js';
 import { DRIFT_EXPECT, DRIFT_KINDS, type Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';
@@ -35,15 +36,25 @@ describe('real data', () => {
     expect(summary.detailsFetched).toBe(60);
     const counts = await expectStoreMatchesTruth(dbPath, sim, listedIds(sim));
     expect(counts).toEqual({ exact: 60, coerced: 0, set_aside: 0, deleted: 0 });
+    // the raw body kept as received, byte for byte (a long one in parts)
+    const received = await (
+      await fetch(`${sim.baseUrl}/spaces/${sim.dataset.space.slug}/conversations/${c!}`, { headers: { authorization: `Bearer ${sim.apiKey}` } })
+    ).text();
     await Database.with(dbPath, async (db) => {
-      const largest = await db.one<{ bytes: number; turns: number }>(
-        `SELECT max(octet_length(encode(body)))::INTEGER AS bytes, (SELECT count(*) FROM transcript_turns WHERE conversation_id = $c)::INTEGER AS turns
-         FROM raw_conversations`,
+      const stored = await db.one<{ inline: string | null; parts: number; turns: number }>(
+        `SELECT body AS inline, (SELECT count(*) FROM raw_conversation_parts WHERE id = $c)::INTEGER AS parts,
+                (SELECT count(*) FROM transcript_turns WHERE conversation_id = $c)::INTEGER AS turns
+         FROM raw_conversations WHERE id = $c`,
         { c: c! },
       );
-      expect(largest?.bytes).toBe(sim.realData.truth(c!).long!.bodyBytes);
-      expect(largest?.bytes).toBeGreaterThan(19_000_000);
-      expect(largest?.turns).toBe(10_000);
+      expect(stored?.inline).toBeNull();
+      expect(stored?.parts).toBeGreaterThan(1);
+      expect(stored?.turns).toBe(10_000);
+      const body = (await bodiesInParts(db, [c!])).get(c!)!;
+      expect(body.length).toBe(received.length);
+      expect(body === received).toBe(true);
+      expect(Buffer.byteLength(body)).toBe(sim.realData.truth(c!).long!.bodyBytes);
+      expect(Buffer.byteLength(body)).toBeGreaterThan(19_000_000);
     });
     expect(existsSync(`${dbPath}.wal`)).toBe(false);
   }, 180_000);

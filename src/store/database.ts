@@ -62,6 +62,9 @@ const STORAGE_VERSION = 'v1.2.0';
 /** Rows per row group in files convoduck writes (DuckDB's default is 122,880): see openWritable. */
 const WRITE_ROW_GROUP_SIZE = 16_384;
 
+/** A WAL size no write reaches: DuckDB never checkpoints on a commit (see openWritable). */
+const AUTOMATIC_CHECKPOINT_NEVER = '1TB';
+
 const LOCK_ERROR = /Could not set lock on file|Conflicting lock is held/i;
 
 /**
@@ -281,6 +284,9 @@ async function openWritable(path: string, memoryLimit?: string): Promise<{ insta
   try {
     const connection = await instance.connect();
     if (memoryLimit) await connection.run(`SET memory_limit = ${sqlString(memoryLimit)}`);
+    // A commit whose WAL passed DuckDB's threshold checkpoints on its own, and a checkpoint that
+    // fails under the cap invalidates the instance mid-write: the writer checkpoints when it chooses.
+    await connection.run(`SET checkpoint_threshold = '${AUTOMATIC_CHECKPOINT_NEVER}'`);
     await connection.run(`ATTACH ${sqlString(path)} AS store (ROW_GROUP_SIZE ${WRITE_ROW_GROUP_SIZE}, STORAGE_VERSION '${STORAGE_VERSION}')`);
     await connection.run('USE store');
     return { instance, connection };

@@ -158,7 +158,7 @@ export async function rebuild(db: Database): Promise<void> {
     for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table}`);
     await db.run(`CREATE OR REPLACE TEMP TABLE _detail_states (id VARCHAR, invalid_reason VARCHAR, detail_state VARCHAR, is_final BOOLEAN)`);
     // Details first: each one's state is what decides whether its list entry wins.
-    await pages<{ id: string; space: string; fetched_at: Date; body: string; listed_at: Date | null; deleted_at: Date | null }>(
+    await pages<{ id: string; space: string; fetched_at: Date; body: string | null; listed_at: Date | null; deleted_at: Date | null }>(
       db,
       'raw_conversations',
       (range) => `SELECT d.id, d.space, d.fetched_at, d.body, l.listed_at, x.seen_deleted_at AS deleted_at
@@ -166,7 +166,9 @@ export async function rebuild(db: Database): Promise<void> {
         LEFT JOIN (SELECT id, listed_at FROM raw_listed_conversations) l USING (id)
         LEFT JOIN deleted_conversations x USING (id)`,
       async (rows) => {
-        const derived = rows.map((r) => ({ id: r.id, normalised: normaliseDetail(parseOrNull(r.body), r.id) }));
+        const parted = rows.filter((r) => r.body === null).map((r) => r.id);
+        const bodies = await bodiesInParts(db, parted);
+        const derived = rows.map((r) => ({ id: r.id, normalised: normaliseDetail(parseOrNull(r.body ?? bodies.get(r.id) ?? ''), r.id) }));
         await stage(db, '_detail_state_rows', ['id', 'invalid_reason', 'detail_state', 'is_final'], derived.map((d) => {
           const n = d.normalised;
           return [d.id, n.usable ? null : n.reason, detailState(n), String(n.usable && n.fields.is_final)];
@@ -213,6 +215,18 @@ export async function rebuild(db: Database): Promise<void> {
     await db.run('DROP TABLE _detail_states');
     await deriveSpaceConfig(db);
   });
+}
+
+/** The bodies kept in parts (raw_conversation_parts), whole again, by id. */
+export async function bodiesInParts(db: Database, ids: readonly string[]): Promise<Map<string, string>> {
+  const bodies = new Map<string, string[]>();
+  if (ids.length === 0) return new Map();
+  const rows = await db.all<{ id: string; text: string }>(`SELECT id, text FROM raw_conversation_parts WHERE ${inIds(ids, 'id')} ORDER BY id, part`, idParams(ids));
+  for (const r of rows) {
+    if (!bodies.has(r.id)) bodies.set(r.id, []);
+    bodies.get(r.id)!.push(r.text);
+  }
+  return new Map([...bodies].map(([id, parts]) => [id, parts.join('')]));
 }
 
 /** A stored body parsed, or null when it is not JSON (it was stored as received). */

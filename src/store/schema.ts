@@ -63,7 +63,7 @@ const BIG_TABLES = {
   id VARCHAR NOT NULL,
   space VARCHAR NOT NULL,
   fetched_at TIMESTAMPTZ NOT NULL,
-  body VARCHAR NOT NULL ${COMPRESSED},
+  body VARCHAR ${COMPRESSED},
   invalid_reason VARCHAR,
   is_final BOOLEAN,
   detail_state VARCHAR,
@@ -214,6 +214,15 @@ ${BIG_TABLES.raw_listed_conversations('IF NOT EXISTS')}
 -- is_final says whether the conversation had finished: a body that had not is fetched again;
 -- kept as columns so no run has to re-parse every stored body.
 ${BIG_TABLES.raw_conversations('IF NOT EXISTS')}
+
+-- The body of a detail too long to keep in one value (raw_conversations.body is then NULL), in
+-- order: DuckDB holds a value whole in memory, and a checkpoint re-reads the values of the row
+-- group it merges, so one value of megabytes could not be written under the writer's cap.
+CREATE TABLE IF NOT EXISTS raw_conversation_parts (
+  id VARCHAR NOT NULL,
+  part INTEGER NOT NULL,
+  text VARCHAR NOT NULL ${COMPRESSED}
+);
 
 -- Conversations deleted at the source: their detail answered 404, or a window listed again in
 -- full no longer held them. Never fetched again; their stored rows stay (conversations.deleted_at).

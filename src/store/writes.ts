@@ -179,6 +179,27 @@ export async function saveDetails(
   await saveDetailBatches(db, [{ space, details, errors, runId, counters }]);
 }
 
+/**
+ * A body of up to INLINE_BODY_CHARS characters is kept in one value; a longer one in parts of
+ * BODY_PART_CHARS (raw_conversation_parts). DuckDB reads a column 2,048 values at a time, and a
+ * checkpoint re-reads the row group it merges: parts this small keep what it holds at once small.
+ */
+export const INLINE_BODY_CHARS = 65_536;
+export const BODY_PART_CHARS = 4_096;
+
+/** `text` in parts of at most `size` characters, never splitting a surrogate pair. */
+export function splitText(text: string, size = BODY_PART_CHARS): string[] {
+  const parts: string[] = [];
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + size);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    parts.push(text.slice(at, end));
+    at = end;
+  }
+  return parts;
+}
+
 /** The body text bytes a batch of details holds (what sizes its transaction). */
 export function detailBytes(details: readonly { body: string }[]): number {
   let n = 0;
@@ -199,19 +220,35 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
     ['id', 'space', 'fetched_at', 'body', 'invalid_reason', 'is_final', 'detail_state'],
     all.map((d) => {
       const n = d.normalised;
-      return [d.id, d.space, d.fetchedAt.toISOString(), d.body, n.usable ? null : n.reason, String(n.usable && n.fields.is_final), detailState(n)];
+      const inline = d.body.length <= INLINE_BODY_CHARS ? d.body : null;
+      return [d.id, d.space, d.fetchedAt.toISOString(), inline, n.usable ? null : n.reason, String(n.usable && n.fields.is_final), detailState(n)];
     }),
   );
+  const long = all.filter((d) => d.body.length > INLINE_BODY_CHARS);
   const ids = all.map((d) => d.id);
   const listedWithin = storedWithin('listed_at', all, (at) => at.listedAt);
   const fetchedWithin = storedWithin('fetched_at', all, (at) => at.fetchedAt);
   await db.transaction(async () => {
     if (all.length > 0) {
-      const replaced = await db.all(`DELETE FROM raw_conversations WHERE ${fetchedWithin} AND ${inIds(ids, 'id')} RETURNING id`, idParams(ids));
+      const replaced = await db.all<{ id: string; parted: boolean }>(
+        `DELETE FROM raw_conversations WHERE ${fetchedWithin} AND ${inIds(ids, 'id')} RETURNING id, body IS NULL AS parted`,
+        idParams(ids),
+      );
       await db.run(
         `INSERT INTO raw_conversations
          SELECT id, space, fetched_at::TIMESTAMPTZ, body, invalid_reason, is_final::BOOLEAN, detail_state, false FROM _details`,
       );
+      const unparted = replaced.filter((r) => r.parted).map((r) => r.id);
+      if (unparted.length > 0) await db.run(`DELETE FROM raw_conversation_parts WHERE ${inIds(unparted, 'id')}`, idParams(unparted));
+      if (long.length > 0) {
+        await stage(db, '_body_parts', ['id', 'part', 'text'], (function* () {
+          for (const d of long) {
+            const parts = splitText(d.body);
+            for (let i = 0; i < parts.length; i++) yield [d.id, String(i), parts[i]!];
+          }
+        })());
+        await db.run(`INSERT INTO raw_conversation_parts SELECT id, part::INTEGER, text FROM _body_parts`);
+      }
       await replaceConversationRows(db, all, listedWithin);
       // A detail fetched for the first time has no child rows to replace: the delete (a scan of
       // every stored turn) only runs when the batch holds a conversation fetched before.

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { nestsTooDeep } from '../../src/crawler/validate.js';
 import { COERCIONS, detailState, normaliseDetail, normaliseSummary, type UsableDetail } from '../../src/store/normalise.js';
+import { splitText } from '../../src/store/writes.js';
 
 const good = {
   data: {
@@ -111,5 +112,20 @@ describe('nestsTooDeep', () => {
     for (let i = 0; i < 200; i++) deep = [deep];
     expect(nestsTooDeep({ data: deep })).toBe(true);
     expect(nestsTooDeep(good)).toBe(false);
+  });
+});
+
+describe('splitText', () => {
+  it('splits a long body into parts that join back exactly, never inside a surrogate pair', () => {
+    const text = 'ab😀cd😀'.repeat(1_000);
+    for (const size of [3, 4, 5, 4_096]) {
+      const parts = splitText(text, size);
+      expect(parts.join('')).toBe(text);
+      for (const p of parts) {
+        expect(p.length).toBeLessThanOrEqual(size);
+        expect(p.isWellFormed()).toBe(true);
+      }
+    }
+    expect(splitText('')).toEqual([]);
   });
 });
