@@ -69,10 +69,10 @@ async function longSync(settings: { conversations: number; longShare: number; lo
     const run = await runSyncChild({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
     const stored = await Database.with(dbPath, (db) =>
       db.one<{ bytes: number; turns: number; long: number }>(
-        `SELECT max(octet_length(encode(body)))::BIGINT AS bytes,
+        `SELECT (SELECT max(n) FROM (SELECT octet_length(encode(body)) AS n FROM raw_conversations WHERE body IS NOT NULL
+                  UNION ALL SELECT sum(octet_length(encode(text))) FROM raw_conversation_parts GROUP BY id))::BIGINT AS bytes,
                 (SELECT count(*) FROM transcript_turns)::BIGINT AS turns,
-                (SELECT count(*) FROM (SELECT conversation_id FROM transcript_turns GROUP BY ALL HAVING count(*) >= ${longTurns}))::BIGINT AS long
-         FROM raw_conversations`,
+                (SELECT count(*) FROM (SELECT conversation_id FROM transcript_turns GROUP BY ALL HAVING count(*) >= ${longTurns}))::BIGINT AS long`,
       ),
     );
     return {

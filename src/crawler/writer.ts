@@ -29,9 +29,9 @@ const DETAILS_PER_TRANSACTION = 150;
  * A write that still fails is split (see saveFlush), so these size the common case only.
  */
 const DETAIL_BYTES_PER_TRANSACTION = 2_000_000;
-export const DETAIL_BYTES_PER_BATCH = 4_000_000;
+export const DETAIL_BYTES_PER_BATCH = 1_000_000;
 /** Body text one crawl holds fetched and not yet written, at most (see inBatches). */
-export const DETAIL_BYTES_HELD = 16_000_000;
+export const DETAIL_BYTES_HELD = 4_000_000;
 
 /**
  * Details fetched and not yet written, across every crawl feeding this writer. One crawl holds at
