@@ -94,6 +94,8 @@ export interface RateLimiterStats {
   sent: number;
   /** Our sends inside the window now. */
   inWindow: number;
+  /** When each of those leaves the window, in ms from now, soonest first. */
+  leaveInMs: number[];
   /** Sends with neither an observation nor a release yet. */
   inFlight: number;
   /** Callers waiting in `acquire`. */
@@ -288,6 +290,7 @@ export class RateLimiter {
     return {
       sent: this.sentCount,
       inWindow: this.sends.inWindow(t).length,
+      leaveInMs: this.sends.inWindow(t).map((s) => Math.max(0, s.t + this.windowMs + this.guardMs - t)),
       inFlight: this.sends.inFlight,
       waiting: this.queue.length,
       limit: this.limit,

@@ -230,7 +230,7 @@ export class SyncRun {
       errors: this.errorCount,
       startedAt: this.startedAt,
       window: this.window,
-      rate: { inWindow: limiter.inWindow, budget: limiter.budget, windowMs: this.client.limiter.windowMs },
+      rate: { inWindow: limiter.inWindow, budget: limiter.budget, windowMs: this.client.limiter.windowMs, leaveInMs: limiter.leaveInMs },
       requestsLeft: this.requestsLeft(limiter.inFlight),
       waiting: this.waiting(limiter, now),
     });

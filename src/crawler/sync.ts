@@ -69,7 +69,13 @@ export interface SyncProgress {
   /** the run's listing window (ISO; from null: the beginning of history), once planned */
   window: { from: string | null; to: string } | null;
   /** the rate limit as the limiter sees it now: our sends in its window, and its budget per window */
-  rate: { inWindow: number; budget: number; windowMs: number };
+  rate: {
+    inWindow: number;
+    budget: number;
+    windowMs: number;
+    /** when each of our sends in the window leaves it, in ms from now, soonest first */
+    leaveInMs?: number[];
+  };
   /** requests still to send for what is known to be left (list pages, then details); null when unknown */
   requestsLeft: number | null;
   /**
