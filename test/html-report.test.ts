@@ -115,6 +115,9 @@ describe('convoduck demo', () => {
     const demo = await runCli(['demo', '--conversations', '400', '--dir', 'db', '--out', 'out'], {}, cwd);
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stderr).toMatch(/^report: out\/report\.html \(last 14 days, compared with the 14 before\)$/m);
+    // one row is "1 row"
+    expect(demo.stderr).toMatch(/^report: out\/summary\.csv \(1 row\)$/m);
+    expect(demo.stderr).not.toMatch(/\(1 rows\)/);
     expect(demo.stdout).toMatch(/^Open out\/report\.html in a browser/m);
     const page = parsePage(readFileSync(join(cwd, 'out', 'report.html'), 'utf8'));
     expect(page.empty).toBe(false);

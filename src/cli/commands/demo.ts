@@ -74,7 +74,7 @@ export function registerDemo(program: Command): void {
             `${summary.requests} requests in ${formatDuration(summary.seconds)} → ${relative(process.cwd(), dbPath)}\n`,
         );
         const reports = await runReports({ dbPath, outDir });
-        for (const r of reports) err.write(`report: ${relative(process.cwd(), r.path)} (${r.rows} rows)\n`);
+        for (const r of reports) err.write(`report: ${relative(process.cwd(), r.path)} (${r.rows} ${r.rows === 1 ? 'row' : 'rows'})\n`);
         // The page covers the second half of the simulated history, so its tiles have a period to compare with.
         const now = sim.clock();
         const from = new Date(now.getTime() - DEMO_PAGE_DAYS * 86_400_000);
