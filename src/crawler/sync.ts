@@ -10,7 +10,9 @@ import { acquireSyncLock } from './lock.js';
 import type { DetailsMode } from './plan.js';
 import { SyncRun } from './sync-run.js';
 import { BatchWriter } from './writer.js';
+import { existsSync } from 'node:fs';
 import { checkWritableDatabase } from '../store/database.js';
+import { loadRecentSends, saveRecentSends } from '../store/recent-sends.js';
 
 export { countersOfFailedRun, type FailedRunCounters } from './sync-run.js';
 
@@ -150,15 +152,29 @@ export interface CrawlResources {
 
 /** One space's run on a client and writer the caller owns. */
 export async function crawlSpace(options: CrawlOptions, resources: CrawlResources): Promise<SyncSummary> {
-  const run = new SyncRun(options, resources);
+  const { client, writer } = resources;
+  const baseUrl = `${client.baseUrl.origin}${client.baseUrl.pathname}`;
+  // The first request proves the key before the database is touched (a 401 changes nothing).
+  let space = resources.space ?? (await client.getSpace()).slug;
+  // The key's window may still hold this database's last run's requests: the limiter counts them as its own.
+  const earlier = existsSync(options.dbPath) ? await writer.write((db) => loadRecentSends(db, baseUrl, space)).catch(() => null) : null;
+  if (earlier) client.limiter.seedEarlierSends(earlier.sentAt.map((t) => Date.now() - t), earlier.keyLimit ?? undefined);
+  const run = new SyncRun(options, { ...resources, space });
   // Progress also while nothing arrives (a wait for the rate limit, the first response): the
   // printer then logs at least every 5 s, and a terminal's wait counts up.
   const ticker = options.onProgress ? setInterval(() => run.tick(), TICK_MS) : undefined;
   ticker?.unref();
   try {
-    return await run.run();
+    const summary = await run.run();
+    space = summary.space;
+    return summary;
   } finally {
     clearInterval(ticker);
+    // what this run sent in its last window, for the next run (also after an interrupted one)
+    const at = Date.now();
+    const sentAt = client.limiter.recentSendAges().map((age) => at - age);
+    const { limit } = client.limiter.stats();
+    await writer.write((db) => saveRecentSends(db, space, baseUrl, sentAt, limit)).catch(() => undefined);
   }
 }
 
