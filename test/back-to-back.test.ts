@@ -29,17 +29,19 @@ describe('a sync started right after a stopped one', () => {
     });
     expect(first.status).toBe('interrupted');
     const firstEnd = own(sim).length;
-    expect(own(sim).filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(50);
+    expect(own(sim).filter((r) => r.status === 200).length).toBeGreaterThan(0);
     expect(own(sim).filter((r) => r.status === 429)).toEqual([]);
     const stored = await Database.with(dbPath, (db) => db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM rate_limit_sends`), { readOnly: true });
-    expect(stored!.n).toBeGreaterThanOrEqual(50);
+    // what it sent in its last window, as rows
+    expect(stored!.n).toBeGreaterThan(0);
+    expect(stored!.n).toBeLessThanOrEqual(firstEnd);
 
     // at once, the next run: not one 429, and all of it fetched
     const second = await sync(settings);
     expect(second.status).toBe('ok');
     const secondRequests = own(sim, 0).slice(firstEnd);
     expect(secondRequests.length).toBeGreaterThan(60);
-    expect(secondRequests.filter((r) => r.status === 429)).toEqual([]);
+    expect(secondRequests.filter((r) => r.status === 429).map((r) => `${secondRequests.indexOf(r)} ${r.path}`)).toEqual([]);
     expect(second.throttled).toBe(0);
   }, 60_000);
 });

@@ -86,6 +86,7 @@ export class SyncRun {
   async run(): Promise<SyncSummary> {
     // The first request proves the key before the database is touched: a 401 changes nothing.
     this.space = this.resources.space ?? (await this.client.getSpace()).slug;
+    await this.resources.onSpace?.(this.space);
     const { window, runId } = await this.writer.write(async (db) => {
       const window = planWindow({
         now: this.startedAt,

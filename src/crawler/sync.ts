@@ -12,7 +12,7 @@ import { SyncRun } from './sync-run.js';
 import { BatchWriter } from './writer.js';
 import { existsSync } from 'node:fs';
 import { checkWritableDatabase } from '../store/database.js';
-import { loadRecentSends, saveRecentSends } from '../store/recent-sends.js';
+import { loadRecentSends, peekRecentSends, saveRecentSends } from '../store/recent-sends.js';
 
 export { countersOfFailedRun, type FailedRunCounters } from './sync-run.js';
 
@@ -116,9 +116,12 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   checkWritableDatabase(options.dbPath);
   const lock = acquireSyncLock(options.dbPath);
   const client = spaceClient(options, options);
+  // GET /spaces goes first: it, too, must not meet a window the last run filled
+  const early = await peekRecentSends(options.dbPath, `${client.baseUrl.origin}${client.baseUrl.pathname}`).catch(() => null);
+  if (early) client.limiter.seedEarlierSends(early.sentAt.map((t) => Date.now() - t), early.keyLimit ?? undefined);
   const writer = new BatchWriter(options.dbPath, options.checkpointMemoryLimit);
   try {
-    return await crawlSpace(options, { client, writer });
+    return await crawlSpace(options, { client, writer, ...(early ? { seeded: early.space } : {}) });
   } finally {
     // a write resolves before its opening of the file is closed: the file is free only once idle
     await writer.idle();
@@ -148,33 +151,39 @@ export interface CrawlResources {
   writer: BatchWriter;
   /** the space's slug, when GET /spaces was already asked (else the crawl asks first) */
   space?: string;
+  /** called once the space is known, before the run's first write */
+  onSpace?: (space: string) => Promise<void>;
+  /** the space whose last sends the client's limiter already counts */
+  seeded?: string;
 }
 
 /** One space's run on a client and writer the caller owns. */
 export async function crawlSpace(options: CrawlOptions, resources: CrawlResources): Promise<SyncSummary> {
   const { client, writer } = resources;
   const baseUrl = `${client.baseUrl.origin}${client.baseUrl.pathname}`;
-  // The first request proves the key before the database is touched (a 401 changes nothing).
-  let space = resources.space ?? (await client.getSpace()).slug;
-  // The key's window may still hold this database's last run's requests: the limiter counts them as its own.
-  const earlier = existsSync(options.dbPath) ? await writer.write((db) => loadRecentSends(db, baseUrl, space)).catch(() => null) : null;
-  if (earlier) client.limiter.seedEarlierSends(earlier.sentAt.map((t) => Date.now() - t), earlier.keyLimit ?? undefined);
-  const run = new SyncRun(options, { ...resources, space });
+  // Once GET /spaces has proved the key (a 401 leaves the database untouched): the key's window may
+  // still hold this database's last run's requests, which the limiter then counts as its own.
+  const onSpace = async (space: string): Promise<void> => {
+    await resources.onSpace?.(space);
+    if (resources.seeded === space || !existsSync(options.dbPath)) return;
+    const earlier = await writer.write((db) => loadRecentSends(db, baseUrl, space));
+    if (earlier) client.limiter.seedEarlierSends(earlier.sentAt.map((t) => Date.now() - t), earlier.keyLimit ?? undefined);
+  };
+  const run = new SyncRun(options, { ...resources, onSpace });
   // Progress also while nothing arrives (a wait for the rate limit, the first response): the
   // printer then logs at least every 5 s, and a terminal's wait counts up.
   const ticker = options.onProgress ? setInterval(() => run.tick(), TICK_MS) : undefined;
   ticker?.unref();
   try {
     const summary = await run.run();
-    space = summary.space;
-    return summary;
-  } finally {
-    clearInterval(ticker);
-    // what this run sent in its last window, for the next run (also after an interrupted one)
+    // what this run sent in its last window, for the next run (an interrupted one's too)
     const at = Date.now();
     const sentAt = client.limiter.recentSendAges().map((age) => at - age);
     const { limit } = client.limiter.stats();
-    await writer.write((db) => saveRecentSends(db, space, baseUrl, sentAt, limit)).catch(() => undefined);
+    await writer.write((db) => saveRecentSends(db, summary.space, baseUrl, sentAt, limit)).catch(() => undefined);
+    return summary;
+  } finally {
+    clearInterval(ticker);
   }
 }
 

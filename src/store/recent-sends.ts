@@ -3,7 +3,8 @@
 // neither sends into the window that one filled nor waits for it as for another client.
 // Kept as rows, a window's worth per space, replaced at the end of every run.
 
-import type { Database } from './database.js';
+import { existsSync } from 'node:fs';
+import { Database } from './database.js';
 
 const TABLE = 'rate_limit_sends';
 
@@ -42,4 +43,28 @@ export async function loadRecentSends(db: Database, baseUrl: string, space: stri
   );
   if (rows.length === 0) return null;
   return { space, sentAt: rows.map((r) => Number(r.sent_at_ms)), keyLimit: rows[0]!.key_limit };
+}
+
+/**
+ * Before GET /spaces has named the key's space: the sends stored for `baseUrl`, when they are one
+ * space's. Read-only and without waiting for a lock, so a refused key leaves the file as it was.
+ */
+export async function peekRecentSends(dbPath: string, baseUrl: string): Promise<RecentSends | null> {
+  if (!existsSync(dbPath)) return null;
+  return Database.with(
+    dbPath,
+    async (db) => {
+      const table = await db.one<{ n: number }>(
+        `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = current_database() AND table_name = '${TABLE}'`,
+      );
+      if (!table?.n) return null;
+      const rows = await db.all<{ space: string; sent_at_ms: number; key_limit: number | null }>(
+        `SELECT space, epoch_ms(sent_at)::DOUBLE AS sent_at_ms, key_limit FROM ${TABLE} WHERE base_url = ? ORDER BY sent_at`,
+        [baseUrl],
+      );
+      if (rows.length === 0 || new Set(rows.map((r) => r.space)).size !== 1) return null;
+      return { space: rows[0]!.space, sentAt: rows.map((r) => Number(r.sent_at_ms)), keyLimit: rows[0]!.key_limit };
+    },
+    { readOnly: true, lockTimeoutMs: 0 },
+  );
 }
