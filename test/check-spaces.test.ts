@@ -2,7 +2,7 @@
 // the built CLI: each space's findings under its slug, at most five requests per key, one revoked
 // key named in one line with its space (never the key) and exit 3, the worst space deciding the
 // exit code, --space choosing spaces (an unknown slug: one line, exit 2), one space's output as before.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -194,4 +194,30 @@ describe('check --config: every space of the file', () => {
     expect(flags.code).toBe(2);
     expect(flags.stderr).toMatch(/^convoduck: --base-url and --api-key-file name one space/);
   }, 60_000);
+});
+
+describe('check’s estimate and max_rpm', () => {
+  it('estimates the sync at the space’s max_rpm, or --max-rpm, when it is below the key’s limit', async () => {
+    const [capped, free] = await threeSpaces();
+    const { config, env } = job([capped!, free!], 'none');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('api_key_env = "SPACE_0_KEY"\n', 'api_key_env = "SPACE_0_KEY"\nmax_rpm = 30\n'));
+    const r = await runCli(['check'], env);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const shown = blocks(r);
+    const requests = (i: number) => SIZES[i]! + Math.ceil(SIZES[i]! / 200);
+    // 262 requests at 30 a minute: about 9 minutes, not the 4 of the key's 60
+    expect(shown.get(`space ${capped!.space}`)!.at(-1)).toBe(
+      `→ a sync would work (about ${requests(0)} requests: 2 list pages + ${SIZES[0]} details; at 30/min (max_rpm) ≈ ${Math.round(requests(0) / 30)} min)`,
+    );
+    expect(shown.get(`space ${free!.space}`)!.at(-1)).toBe(
+      `→ a sync would work (about ${requests(1)} requests: 1 list page + ${SIZES[1]} details; at 60/min ≈ ${Math.round(requests(1) / 60)} min)`,
+    );
+
+    // one space from the environment, --max-rpm as sync takes it
+    const one = await runCli(['check', '--max-rpm', '20'], { CONVODUCK_BASE_URL: free!.baseUrl, CONVODUCK_API_KEY: free!.apiKey });
+    expect(one.code, one.stderr + one.stdout).toBe(0);
+    expect(one.stdout.trimEnd().split('\n').at(-1)).toBe(
+      `→ a sync would work (about ${requests(1)} requests: 1 list page + ${SIZES[1]} details; at 20/min (max_rpm) ≈ ${Math.round(requests(1) / 20)} min)`,
+    );
+  });
 });

@@ -50,6 +50,23 @@ async function write(db: string, label: string, filters: string[], before: strin
   return { page: parsePage(readFileSync(path, 'utf8')), bytes: statSync(path).size, csv: csvIn(join(out, 'csv')), previous, stderr: html.stderr };
 }
 
+function chartSvg(html: string, chart: string): string {
+  return new RegExp(`<figure class="chart" data-chart="${chart}"[^>]*>([\\s\\S]*?)</figure>`).exec(html)?.[1] ?? '';
+}
+
+/** The labels of each axis a chart drew, axis by axis, in drawing order. */
+function axisLabels(html: string, chart: string): string[][] {
+  return [...chartSvg(html, chart).matchAll(/<g class="mark-text role-axis-label"[^>]*>([\s\S]*?)<\/g>/g)].map((g) =>
+    [...g[1]!.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((t) => t[1]!),
+  );
+}
+
+function legendLabels(html: string, chart: string): string[] {
+  return [...chartSvg(html, chart).matchAll(/<g class="mark-text role-legend-label"[^>]*>([\s\S]*?)<\/g>/g)].flatMap((g) =>
+    [...g[1]!.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((t) => t[1]!),
+  );
+}
+
 function expectSelfContained(w: Written): void {
   expect(outsideReferences(w.page.html)).toEqual([]);
   expect(w.page.html).not.toMatch(/<script|<link|<iframe|<img/i);
@@ -98,6 +115,9 @@ describe('convoduck demo', () => {
     const demo = await runCli(['demo', '--conversations', '400', '--dir', 'db', '--out', 'out'], {}, cwd);
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stderr).toMatch(/^report: out\/report\.html \(last 14 days, compared with the 14 before\)$/m);
+    // one row is "1 row"
+    expect(demo.stderr).toMatch(/^report: out\/summary\.csv \(1 row\)$/m);
+    expect(demo.stderr).not.toMatch(/\(1 rows\)/);
     expect(demo.stdout).toMatch(/^Open out\/report\.html in a browser/m);
     const page = parsePage(readFileSync(join(cwd, 'out', 'report.html'), 'utf8'));
     expect(page.empty).toBe(false);
@@ -130,6 +150,28 @@ describe('on a hand-checked dataset (support/hand-dataset.ts)', () => {
       'chat under 15s 0 0', 'chat 15–30s 1 0.3333', 'chat 30s–1m 0 0', 'chat 1–2m 0 0', 'chat 2–5m 1 0.3333', 'chat 5–10m 0 0', 'chat 10m or more 1 0.3333',
       'voice under 15s 1 0.25', 'voice 15–30s 0 0', 'voice 30s–1m 1 0.25', 'voice 1–2m 2 0.5', 'voice 2–5m 0 0', 'voice 5–10m 0 0', 'voice 10m or more 0 0',
     ]);
+  });
+
+  it('every time axis shows every day of the period, also the days without conversations (13 and 14 Nov)', async () => {
+    const w = await write(db, 'hand-axis', week, weekBefore);
+    const days = ['9 Nov', '10 Nov', '11 Nov', '12 Nov', '13 Nov', '14 Nov', '15 Nov'];
+    // the planted gap: no conversation started on the 13th or the 14th
+    const planted = w.csv('outcomes').map((r) => r.day);
+    expect(planted).not.toContain('2026-11-13');
+    expect(planted).not.toContain('2026-11-14');
+    const timeCharts = ['volume', 'agent_trend'];
+    for (const chart of timeCharts) {
+      const axes = axisLabels(w.page.html, chart);
+      // one x axis per panel (agent_trend: one per agent), each with every day in order
+      const timeAxes = axes.filter((labels) => labels.some((l) => / Nov$/.test(l)));
+      expect(timeAxes.length, chart).toBeGreaterThan(0);
+      for (const labels of timeAxes) expect(labels, chart).toEqual(days);
+    }
+    // the charts with a time axis are exactly these
+    const withDates = [...w.page.charts.keys()].filter((c) => axisLabels(w.page.html, c).some((ls) => ls.some((l) => / Nov$/.test(l))));
+    expect(withDates.sort()).toEqual(timeCharts.sort());
+    // the volume legend lists the outcomes drawn, not the ones without conversations
+    expect(legendLabels(w.page.html, 'volume')).toEqual(['completed', 'transferred', 'hung up', 'in progress']);
   });
 
   it('the page shows them: tiles and changes for people, every chart’s values, the tables', async () => {

@@ -258,7 +258,7 @@ describe('sync --config: many spaces into one database', () => {
 });
 
 describe('settings and upgrades', () => {
-  it('a key written in the config, or a variable not set: one line naming the file and line, exit 2, nothing asked or stored', async () => {
+  it('a key written in the config: one line naming the file and line, exit 2, nothing asked or stored', async () => {
     const sims = await threeSpaces();
     const written = job(sims, { extra: ['', 'api_key = "np_written_in_the_file_1234"\n', ''] });
     const refused = await runCli(['sync'], written.env);
@@ -267,18 +267,47 @@ describe('settings and upgrades', () => {
       `convoduck: config ${written.config} line 8: api_key is refused: keys never go in the config file — name an environment variable with api_key_env, or a file with api_key_file\n`,
     );
     expect(refused.stderr + refused.stdout).not.toContain('np_written_in_the_file');
-
-    const unset = job(sims);
-    delete unset.env.SPACE_2_KEY;
-    const missing = await runCli(['sync', '--json'], unset.env);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe(
-      `convoduck: config ${unset.config} line 11: environment variable SPACE_2_KEY ([[space]] #3 (line 9)) is not set — export it with the space's API key\n`,
-    );
-    expect(JSON.parse(missing.stdout)).toMatchObject({ status: 'usage', exitCode: 2, spaces: [] });
-    for (const path of [written.dbPath, unset.dbPath]) expect(existsSync(path)).toBe(false);
+    expect(existsSync(written.dbPath)).toBe(false);
     for (const sim of sims) expect(own(sim)).toHaveLength(0);
   });
+
+  it('a key that cannot be read (variable not set, file missing) skips its space only, like a refused one: exit 3, one line, the others exact', async () => {
+    const sims = await Promise.all(SEEDS.slice(0, 2).map((seed, i) => simulator({ seed, conversations: SIZES[i], rateLimit: 100_000 })));
+    const unset = job(sims, { withSlugs: true });
+    delete unset.env.SPACE_1_KEY;
+    const run = await runCli(['sync', '--json'], unset.env);
+    expect(run.code, run.stderr).toBe(3);
+    const lines = run.stderr.split('\n').filter((l) => l.startsWith('convoduck: '));
+    expect(lines).toEqual([
+      `convoduck: config ${unset.config} line 8: environment variable SPACE_1_KEY (space ${sims[1]!.space}) is not set — export it with the space's API key (this space skipped; the others ran)`,
+    ]);
+    const out = JSON.parse(run.stdout) as JsonSummary;
+    expect(out).toMatchObject({ status: 'refused', exitCode: 3 });
+    expect(out.spaces.map((s) => [s.space, s.status])).toEqual([
+      [sims[0]!.space, 'ok'],
+      [sims[1]!.space, 'refused'],
+    ]);
+    await expectStoreMatches(unset.dbPath, everything(sims[0]!), { space: sims[0]!.space });
+    expect(own(sims[1]!)).toHaveLength(0);
+    expect(run.stdout + run.stderr).not.toContain(sims[0]!.apiKey);
+
+    // a key file that is not there: the same, without slugs (the space named by its table)
+    const dir = mkdtempSync(join(tmpdir(), 'convoduck-spaces-keyfile-'));
+    dirs.push(dir);
+    const config = join(dir, 'spaces.toml');
+    writeFileSync(
+      config,
+      `[[space]]\nbase_url = "${sims[0]!.baseUrl}"\napi_key_env = "FIRST_KEY"\n\n[[space]]\nbase_url = "${sims[1]!.baseUrl}"\napi_key_file = "${join(dir, 'missing.key')}"\n`,
+    );
+    const dbPath = tempDb();
+    const second = await runCli(['sync'], { CONVODUCK_CONFIG: config, CONVODUCK_DB: dbPath, FIRST_KEY: sims[0]!.apiKey });
+    expect(second.code, second.stderr).toBe(3);
+    expect(second.stderr.split('\n').filter((l) => l.startsWith('convoduck: '))).toEqual([
+      `convoduck: config ${config} line 7: cannot read the key file ${join(dir, 'missing.key')} of [[space]] #2 (line 5) (ENOENT) — make it readable, holding the key (this space skipped; the others ran)`,
+    ]);
+    await expectStoreMatches(dbPath, everything(sims[0]!), { space: sims[0]!.space });
+    expect(own(sims[1]!)).toHaveLength(0);
+  }, 90_000);
 
   it('a database with one watermark (schema 3) gives it to the space its rows carry; the next run is incremental', async () => {
     const sim = await simulator({ seed: 141, conversations: 150, rateLimit: 100_000 });

@@ -94,6 +94,8 @@ export interface RateLimiterStats {
   sent: number;
   /** Our sends inside the window now. */
   inWindow: number;
+  /** When each of those leaves the window, in ms from now, soonest first. */
+  leaveInMs: number[];
   /** Sends with neither an observation nor a release yet. */
   inFlight: number;
   /** Callers waiting in `acquire`. */
@@ -276,6 +278,31 @@ export class RateLimiter {
     }
   }
 
+  /**
+   * Sends of an earlier run with this key, `agesMs` ago: they count in our window as our own, so
+   * a run started right after another neither sends into a window that one filled nor takes its
+   * sends for another client's. `limit`: the key's limit that run learned.
+   */
+  seedEarlierSends(agesMs: readonly number[], limit?: number): void {
+    if (isCount(limit) && limit >= 1) this.limit = Math.floor(limit);
+    const t = this.clock.now();
+    for (const age of [...agesMs].sort((a, b) => b - a)) {
+      if (!(age >= 0) || age >= this.windowMs + this.guardMs) continue;
+      const rec = this.sends.add(t - age);
+      this.sends.settle(rec.id, 'ok');
+    }
+    this.kick();
+  }
+
+  /** How long ago each of our sends still in the window went (429s left out: the server did not count them). */
+  recentSendAges(): number[] {
+    const t = this.clock.now();
+    return this.sends
+      .inWindow(t)
+      .filter((r) => r.state !== 'rejected')
+      .map((r) => t - r.t);
+  }
+
   /** Same as `pauseUntil(now() + ms)`. */
   pauseFor(ms: number): void {
     this.pauseUntil(this.clock.now() + Math.max(0, ms));
@@ -288,6 +315,7 @@ export class RateLimiter {
     return {
       sent: this.sentCount,
       inWindow: this.sends.inWindow(t).length,
+      leaveInMs: this.sends.inWindow(t).map((s) => Math.max(0, s.t + this.windowMs + this.guardMs - t)),
       inFlight: this.sends.inFlight,
       waiting: this.queue.length,
       limit: this.limit,

@@ -7,6 +7,7 @@ import { checkServer, type CheckReport } from '../crawler/check.js';
 import { UnknownSpaceError } from '../crawler/spaces.js';
 import { printOneSpace, renderFinding, stepPrinter, toJson, useColor, type CheckFlags } from './commands/check.js';
 import { EXIT } from './errors.js';
+import { parsePositiveInt } from './parse.js';
 import { resolveSpaces, type SpaceSettings } from './settings.js';
 
 interface Checked {
@@ -16,6 +17,7 @@ interface Checked {
 
 export async function checkSpacesCommand(flags: CheckFlags, configFile: string | null): Promise<void> {
   const spaces = resolveSpaces(flags, configFile);
+  const flagRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
   const only = (flags.space ?? []).length > 0 ? new Set(flags.space) : null;
   const configured = spaces.map((s) => s.slug).filter((s): s is string => s !== undefined);
   if (only !== null && spaces.every((s) => s.slug !== undefined)) refuseUnknown(only, configured);
@@ -31,6 +33,8 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
           baseUrl: settings.baseUrl,
           apiKey: settings.apiKey,
           ...(settings.slug !== undefined ? { expectSpace: settings.slug } : {}),
+          // --max-rpm caps every space, as in sync; a space's own max_rpm may be lower
+          ...(settings.maxRpm !== undefined || flagRpm !== undefined ? { maxRpm: Math.min(settings.maxRpm ?? Infinity, flagRpm ?? Infinity) } : {}),
           ...(only !== null && settings.slug === undefined ? { wanted: (slug: string) => only.has(slug) } : {}),
           onStep: (what) => progress.step(`${settings.slug ?? settings.label}: ${what}`),
         });

@@ -74,9 +74,10 @@ export function describeParts(p: SyncProgress, short: boolean): LinePart[] {
   parts.push({ text: `(budget ${rate.budget}/min)`, attach: true, drop: 2 });
   if (p.throttled > 0) parts.push({ text: `${p.throttled} throttled`, drop: 1 });
   if (p.errors > 0) parts.push({ text: `${p.errors} errors` });
-  const eta = etaSeconds(p);
-  if (eta !== null && p.phase !== 'done') {
-    parts.push({ text: `${p.phase === 'listing' ? 'listing ETA' : 'ETA'} ${formatDuration(eta)}` });
+  // agents and tools come first, before the listing and the details say how much is left
+  const eta = p.phase === 'listing' || p.phase === 'details' ? etaSeconds(p) : null;
+  if (eta !== null) {
+    parts.push({ text: `${p.phase === 'listing' ? 'listing ETA' : 'ETA'} ${eta < 0.5 ? 'under 1s' : formatDuration(eta)}` });
   }
   if (p.waiting && p.waiting.forMs >= SAY_WAIT_AFTER_MS) {
     const next = p.waiting.nextInMs !== null && p.waiting.nextInMs >= 1_000 ? `; next request in ${formatDuration(p.waiting.nextInMs / 1000)}` : '';
@@ -96,24 +97,38 @@ export function ratePerMinute(rate: SyncProgress['rate']): { sent: number; budge
 }
 
 /**
- * Seconds until the requests still to send are sent, at the budget: the window's free slots go at
- * once; the next one when the limiter says (our oldest send leaving the window), and the rest at
- * the budget per window; a Retry-After pause still running comes first. Null when what is left is
- * not known; Infinity while the budget is 0 (another client holds the whole key).
+ * Seconds until the requests still to send are sent, on the limiter's schedule: the window's free
+ * slots go at once, then one as each send in the window leaves it, round after round at the
+ * budget per window; a Retry-After pause still running comes first. When the budget has room for
+ * all of it, the run's own pace (our sends in the window) sets it instead. Null when it is not
+ * known (nothing left to send while answers are awaited, or no pace yet to go by);
+ * Infinity while the budget is 0 (another client holds the whole key).
  */
-export function etaSeconds(p: Pick<SyncProgress, 'requestsLeft' | 'rate' | 'waiting'>): number | null {
+export function etaSeconds(
+  p: Pick<SyncProgress, 'requestsLeft' | 'rate' | 'waiting'>,
+): number | null {
   const left = p.requestsLeft;
-  if (left === null) return null;
-  if (left <= 0) return 0;
+  if (left === null || left <= 0) return null;
   const { inWindow, budget, windowMs } = p.rate;
   if (budget <= 0) return Infinity;
-  const reason = p.waiting?.reason;
-  const known = p.waiting?.nextInMs ?? 0;
-  const paused = reason === 'retry-after' ? known : 0;
-  const free = Math.max(0, budget - inWindow);
-  if (left <= free) return paused / 1000;
-  const nextSlot = reason === 'own-window' || reason === 'refill' ? known : 0;
-  return (paused + nextSlot + ((left - free - 1) / budget) * windowMs) / 1000;
+  const paused = p.waiting?.reason === 'retry-after' ? (p.waiting.nextInMs ?? 0) : 0;
+  // when each send in the window leaves it, soonest first (without them: the limiter's next slot, the rest evenly spread)
+  const known = p.waiting?.reason === 'own-window' || p.waiting?.reason === 'refill' ? (p.waiting.nextInMs ?? 0) : 0;
+  const leave =
+    p.rate.leaveInMs ??
+    Array.from({ length: inWindow }, (_, i) => known + (i * windowMs) / Math.max(1, inWindow));
+  const round = Math.min(left, budget);
+  const first: number[] = [];
+  for (let k = 1; k <= round; k++) {
+    const m = leave.length + k - budget; // the send that must leave before this one goes (1-based)
+    first.push(Math.max(paused, m <= 0 ? 0 : (leave[m - 1] ?? 0)));
+  }
+  const last = first[(left - 1) % budget]! + Math.floor((left - 1) / budget) * windowMs;
+  if (last > paused || left > budget - inWindow) return last / 1000;
+  // The budget leaves room for all of it now: what holds the run back is its own pace, our sends in the window.
+  const pace = inWindow > 0 ? (left * windowMs) / inWindow : 0;
+  const eta = Math.max(last, pace) / 1000;
+  return eta > 0 ? eta : null;
 }
 
 const WAIT_REASONS: Record<WaitReason, string> = {

@@ -90,6 +90,13 @@ export interface SpaceSettings extends ApiSettings {
   slug?: string;
   /** where the key came from, for the line that says it was refused (never the key) */
   keySource: string;
+  /** why the key could not be read (unset variable, unreadable file); apiKey is then empty */
+  keyProblem?: string;
+}
+
+/** `keys: 'skip-unreadable'`: a space whose key cannot be read is returned with its problem, not thrown. */
+export interface ResolveOptions {
+  keys?: 'required' | 'skip-unreadable';
 }
 
 /** The config file named by `--config`, else CONVODUCK_CONFIG; null when neither is given. */
@@ -99,7 +106,11 @@ export function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv 
 }
 
 /** The spaces of the config file, or without one the key's space from the flags and environment. */
-export function resolveSpaces(flags: { baseUrl?: string; apiKeyFile?: string; apiKey?: string }, configFile: string | null): SpaceSettings[] {
+export function resolveSpaces(
+  flags: { baseUrl?: string; apiKeyFile?: string; apiKey?: string },
+  configFile: string | null,
+  options: ResolveOptions = {},
+): SpaceSettings[] {
   if (configFile === null) {
     const settings = resolveApiSettings(flags);
     const keySource = flags.apiKeyFile ? `the key file ${flags.apiKeyFile}` : 'CONVODUCK_API_KEY';
@@ -108,11 +119,11 @@ export function resolveSpaces(flags: { baseUrl?: string; apiKeyFile?: string; ap
   if (flags.baseUrl !== undefined || flags.apiKeyFile !== undefined || flags.apiKey !== undefined) {
     throw new UsageError('--base-url and --api-key-file name one space: with a config file each [[space]] names its own — drop them');
   }
-  return resolveConfigSpaces(configFile);
+  return resolveConfigSpaces(configFile, process.env, options);
 }
 
 /** Reads the config file and each space's key (from its environment variable or key file). */
-export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = process.env): SpaceSettings[] {
+export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = process.env, options: ResolveOptions = {}): SpaceSettings[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -121,11 +132,13 @@ export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = proce
     throw new SettingsError(`cannot read the config file ${file} (${code}): pass --config (or CONVODUCK_CONFIG) with a readable TOML file`);
   }
   const entries = parseConfigFile(text, file);
-  const spaces = entries.map((entry) => ({ entry, settings: spaceSettings(entry, file, env) }));
+  const spaces = entries.map((entry) => ({ entry, settings: readableSpace(entry, file, env, options) }));
   // Two tables with other names for the same key at the same address are the same space.
   for (let i = 0; i < spaces.length; i++) {
     const { entry, settings } = spaces[i]!;
-    const twin = spaces.slice(0, i).find((s) => s.settings.baseUrl === settings.baseUrl && s.settings.apiKey === settings.apiKey);
+    const twin = settings.keyProblem
+      ? undefined
+      : spaces.slice(0, i).find((s) => s.settings.baseUrl === settings.baseUrl && s.settings.apiKey === settings.apiKey);
     if (twin) {
       throw new ConfigFileError(
         `config ${file} line ${entry.line}: [[space]] #${entry.index} holds the same key as [[space]] #${twin.entry.index} ` +
@@ -134,6 +147,20 @@ export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = proce
     }
   }
   return spaces.map((s) => s.settings);
+}
+
+/** The space's settings; with 'skip-unreadable', a key that cannot be read is its problem, not an error. */
+function readableSpace(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv, options: ResolveOptions): SpaceSettings {
+  try {
+    return spaceSettings(entry, file, env);
+  } catch (err) {
+    if (options.keys !== 'skip-unreadable' || !(err instanceof UsageError)) throw err;
+    const where = `config ${file} line ${entry.key.line}`;
+    const keySource = 'env' in entry.key ? `environment variable ${entry.key.env} (${where})` : `the key file ${entry.key.file} (${where})`;
+    const settings: SpaceSettings = { label: entryLabel(entry), baseUrl: entry.baseUrl, apiKey: '', keySource, keyProblem: err.message };
+    if (entry.slug !== undefined) settings.slug = entry.slug;
+    return settings;
+  }
 }
 
 function spaceSettings(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv): SpaceSettings {

@@ -1,7 +1,8 @@
 // `sync --config FILE` (or `--space SLUG`): every space of the config crawled at once into one
 // database. Per space: its summary on stderr, one line when it did not end well (naming the
 // space, never its key); with --json one object holding each space's summary. Exit 0 when every
-// space is fine, 3 when any key was refused, 1 for any other recorded error, 130 when interrupted.
+// space is fine, 3 when any key was refused or could not be read, 1 for any other recorded error,
+// 130 when interrupted.
 
 import { AuthError } from '../api/client.js';
 import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../crawler/spaces.js';
@@ -18,7 +19,12 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
   let keys: string[] = [];
   try {
     const run = parseRunFlags(flags, new Date());
-    const spaces = resolveSpaces(flags, configFile);
+    // A space whose key cannot be read is skipped like one whose key is refused: the others run.
+    const configured = resolveSpaces(flags, configFile, { keys: 'skip-unreadable' });
+    const asked = flags.space ?? [];
+    const unreadable = configured.filter((s) => s.keyProblem && (asked.length === 0 || s.slug === undefined || asked.includes(s.slug)));
+    const spaces = configured.filter((s) => !s.keyProblem);
+    const only = asked.filter((slug) => !unreadable.some((s) => s.slug === slug));
     keys = spaces.map((s) => s.apiKey);
     const dbPath = resolveDbPath(flags.db);
     const targets: SpaceTarget[] = spaces.map((s) => ({
@@ -31,13 +37,14 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
       ...(s.slug !== undefined ? { slug: s.slug } : {}),
     }));
     const progress = spacesProgressPrinter();
-    let summary: SpacesSummary;
+    let summary: SpacesSummary = { spaces: [], seconds: 0 };
     try {
       preferSmallHeap();
-      summary = await interruptible((signal) =>
+      // (every space asked for has an unreadable key: nothing to crawl)
+      if (targets.length > 0 && !(asked.length > 0 && only.length === 0)) summary = await interruptible((signal) =>
         syncSpaces({
           spaces: targets,
-          only: flags.space ?? [],
+          only,
           dbPath,
           details: run.details,
           since: run.since,
@@ -53,10 +60,11 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
       progress.finish();
     }
 
-    const lines = summary.spaces.map((o) => lineOf(o, spaces[o.target]!));
+    const skipped = unreadable.map((s) => `${s.keyProblem} (this space skipped; the others ran)`);
+    const lines = [...summary.spaces.map((o) => lineOf(o, spaces[o.target]!)), ...skipped];
     for (const o of summary.spaces) if (o.summary) process.stderr.write(describeSummary(o.summary, dbPath) + '\n');
     for (const line of lines) if (line !== null) process.stderr.write(redact(`convoduck: ${line}`, keys) + '\n');
-    const exitCode = exitCodeOf(summary.spaces);
+    const exitCode = skipped.length > 0 && exitCodeOf(summary.spaces) !== INTERRUPTED_EXIT ? EXIT.auth : exitCodeOf(summary.spaces);
     if (flags.json) {
       const problems = lines.filter((l): l is string => l !== null);
       const error = problems.length === 0 ? null : problems.length === 1 ? problems[0]! : `${problems.length} of ${summary.spaces.length} spaces did not end well: ${problems.join('; ')}`;
@@ -65,7 +73,10 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
         exitCode,
         error,
         seconds: summary.seconds,
-        spaces: summary.spaces.map((o, i) => ({ ...(o.summary ?? o.counters ?? {}), space: o.space, status: o.status, error: lines[i] })),
+        spaces: [
+          ...summary.spaces.map((o, i) => ({ ...(o.summary ?? o.counters ?? {}), space: o.space, status: o.status, error: lines[i] })),
+          ...unreadable.map((s, i) => ({ space: s.slug ?? s.label, status: 'refused', error: skipped[i] })),
+        ],
       };
       process.stdout.write(redact(JSON.stringify(outcome), keys) + '\n');
     }
@@ -81,7 +92,6 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     throw known;
   }
 }
-
 
 /** The one line a space that did not end well gets (null when it did). */
 function lineOf(o: SpaceOutcome, settings: SpaceSettings): string | null {

@@ -344,15 +344,19 @@ export interface SyncEstimate {
   perMinute: number;
   /** whether perMinute is the server's reported limit (else the documented one) */
   perMinuteReported: boolean;
+  /** whether perMinute is the space's own cap (max_rpm), below the key's limit */
+  perMinuteCapped: boolean;
   minutes: number;
 }
 
 /** Requests a first sync spends on the conversations: every list page and every detail. */
-export function estimateSync(total: number, served: number, limit: number | null): SyncEstimate {
+export function estimateSync(total: number, served: number, limit: number | null, maxRpm: number | null = null): SyncEstimate {
   const listPages = Math.max(1, Math.ceil(total / Math.max(1, served)));
   const requests = listPages + total;
-  const perMinute = limit !== null && limit > 0 ? limit : DOCUMENTED_PER_MINUTE;
-  return { listPages, details: total, requests, perMinute, perMinuteReported: limit !== null && limit > 0, minutes: requests / perMinute };
+  const keyLimit = limit !== null && limit > 0 ? limit : DOCUMENTED_PER_MINUTE;
+  const capped = maxRpm !== null && maxRpm > 0 && maxRpm < keyLimit;
+  const perMinute = capped ? maxRpm : keyLimit;
+  return { listPages, details: total, requests, perMinute, perMinuteReported: limit !== null && limit > 0, perMinuteCapped: capped, minutes: requests / perMinute };
 }
 
 export function formatMinutes(minutes: number): string {
@@ -363,7 +367,7 @@ export function formatMinutes(minutes: number): string {
 }
 
 export function describeEstimate(e: SyncEstimate): string {
-  const rate = `at ${e.perMinute}/min${e.perMinuteReported ? '' : ' (the documented limit)'}`;
+  const rate = `at ${e.perMinute}/min${e.perMinuteCapped ? ' (max_rpm)' : e.perMinuteReported ? '' : ' (the documented limit)'}`;
   return `about ${count(e.requests)} request${e.requests === 1 ? '' : 's'}: ${count(e.listPages)} list page${e.listPages === 1 ? '' : 's'} + ${count(e.details)} details; ${rate} ≈ ${formatMinutes(e.minutes)}`;
 }
 

@@ -42,6 +42,8 @@ export interface CheckOptions {
   now?: () => Date;
   /** called before each request, for progress */
   onStep?: (description: string) => void;
+  /** the space's own cap on requests per minute (max_rpm): the estimate goes at no more */
+  maxRpm?: number;
   /** the slug the config file names for this key: another space is a failed finding, and the check ends there */
   expectSpace?: string;
   /** whether to go on once GET /spaces named the key's space (a --space filter); false ends the check: outcome left-out */
@@ -221,7 +223,7 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
   // A refusal's rate headers say nothing about the key's budget.
   if (!findings.has('rate-limit') && refusal === null) add(judgeRateHeaders(seen));
   const limit = findings.get('rate-limit')?.values.limit;
-  const estimate = listed && estimateSync(listed.total, listed.served, typeof limit === 'number' ? limit : null);
+  const estimate = listed && estimateSync(listed.total, listed.served, typeof limit === 'number' ? limit : null, opts.maxRpm ?? null);
   const ordered = ORDER.flatMap((name) => findings.get(name) ?? []);
   const outcome = leftOut ? 'left-out' : refusal !== null ? 'refused' : syncWouldWork(ordered) ? 'works' : 'fails';
   return {

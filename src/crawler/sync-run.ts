@@ -104,6 +104,7 @@ export class SyncRun {
   async run(): Promise<SyncSummary> {
     // The first request proves the key before the database is touched: a 401 changes nothing.
     this.space = this.resources.space ?? (await this.client.getSpace()).slug;
+    await this.resources.onSpace?.(this.space);
     const { window, runId } = await this.writer.write(async (db) => {
       const window = planWindow({
         now: this.startedAt,
@@ -255,7 +256,7 @@ export class SyncRun {
       errors: this.errorCount,
       startedAt: this.startedAt,
       window: this.window,
-      rate: { inWindow: limiter.inWindow, budget: limiter.budget, windowMs: this.client.limiter.windowMs },
+      rate: { inWindow: limiter.inWindow, budget: limiter.budget, windowMs: this.client.limiter.windowMs, leaveInMs: limiter.leaveInMs },
       requestsLeft: this.requestsLeft(limiter.inFlight),
       waiting: this.waiting(limiter, now),
     });

@@ -10,7 +10,9 @@ import { acquireSyncLock } from './lock.js';
 import type { DetailsMode } from './plan.js';
 import { SyncRun } from './sync-run.js';
 import { BatchWriter } from './writer.js';
+import { existsSync } from 'node:fs';
 import { checkWritableDatabase } from '../store/database.js';
+import { loadRecentSends, peekRecentSends, saveRecentSends } from '../store/recent-sends.js';
 
 export { countersOfFailedRun, type FailedRunCounters } from './sync-run.js';
 
@@ -73,7 +75,13 @@ export interface SyncProgress {
   /** the run's listing window (ISO; from null: the beginning of history), once planned */
   window: { from: string | null; to: string } | null;
   /** the rate limit as the limiter sees it now: our sends in its window, and its budget per window */
-  rate: { inWindow: number; budget: number; windowMs: number };
+  rate: {
+    inWindow: number;
+    budget: number;
+    windowMs: number;
+    /** when each of our sends in the window leaves it, in ms from now, soonest first */
+    leaveInMs?: number[];
+  };
   /** requests still to send for what is known to be left (list pages, then details); null when unknown */
   requestsLeft: number | null;
   /**
@@ -118,9 +126,12 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   checkWritableDatabase(options.dbPath);
   const lock = acquireSyncLock(options.dbPath);
   const client = spaceClient(options, options);
+  // GET /spaces goes first: it, too, must not meet a window the last run filled
+  const early = await peekRecentSends(options.dbPath, `${client.baseUrl.origin}${client.baseUrl.pathname}`).catch(() => null);
+  if (early) client.limiter.seedEarlierSends(early.sentAt.map((t) => Date.now() - t), early.keyLimit ?? undefined);
   const writer = new BatchWriter(options.dbPath, { checkpoint: options.checkpointMemoryLimit, write: options.writerMemoryLimit });
   try {
-    return await crawlSpace(options, { client, writer });
+    return await crawlSpace(options, { client, writer, ...(early ? { seeded: early.space } : {}) });
   } finally {
     // a write resolves before its opening of the file is closed: the file is free only once idle
     await writer.idle();
@@ -150,17 +161,37 @@ export interface CrawlResources {
   writer: BatchWriter;
   /** the space's slug, when GET /spaces was already asked (else the crawl asks first) */
   space?: string;
+  /** called once the space is known, before the run's first write */
+  onSpace?: (space: string) => Promise<void>;
+  /** the space whose last sends the client's limiter already counts */
+  seeded?: string;
 }
 
 /** One space's run on a client and writer the caller owns. */
 export async function crawlSpace(options: CrawlOptions, resources: CrawlResources): Promise<SyncSummary> {
-  const run = new SyncRun(options, resources);
+  const { client, writer } = resources;
+  const baseUrl = `${client.baseUrl.origin}${client.baseUrl.pathname}`;
+  // Once GET /spaces has proved the key (a 401 leaves the database untouched): the key's window may
+  // still hold this database's last run's requests, which the limiter then counts as its own.
+  const onSpace = async (space: string): Promise<void> => {
+    await resources.onSpace?.(space);
+    if (resources.seeded === space || !existsSync(options.dbPath)) return;
+    const earlier = await writer.write((db) => loadRecentSends(db, baseUrl, space));
+    if (earlier) client.limiter.seedEarlierSends(earlier.sentAt.map((t) => Date.now() - t), earlier.keyLimit ?? undefined);
+  };
+  const run = new SyncRun(options, { ...resources, onSpace });
   // Progress also while nothing arrives (a wait for the rate limit, the first response): the
   // printer then logs at least every 5 s, and a terminal's wait counts up.
   const ticker = options.onProgress ? setInterval(() => run.tick(), TICK_MS) : undefined;
   ticker?.unref();
   try {
-    return await run.run();
+    const summary = await run.run();
+    // what this run sent in its last window, for the next run (an interrupted one's too)
+    const at = Date.now();
+    const sentAt = client.limiter.recentSendAges().map((age) => at - age);
+    const { limit } = client.limiter.stats();
+    await writer.write((db) => saveRecentSends(db, summary.space, baseUrl, sentAt, limit)).catch(() => undefined);
+    return summary;
   } finally {
     clearInterval(ticker);
   }

@@ -3,13 +3,17 @@
 // space or its conversation's start), the COPY options, and the files DuckDB reports writing.
 
 import { mkdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { InvalidInputError } from '../shared/errors.js';
 import { isoUtcSql } from '../shared/time.js';
 import type { Database } from '../store/database.js';
 import { DERIVED_CONVERSATION_TABLES } from '../store/schema.js';
 import type { PublicTable } from './export.js';
 import { bySpace, timeUnitOf, type ExportFormat, type PartitionKind } from './manifest.js';
+import { placeholderPath } from './placeholder.js';
+
+/** Under the staging directory: each table's 0-row file, for when the table ends up without files. */
+export const PLACEHOLDERS_DIR = '.placeholders';
 
 /** Tables whose rows belong to a conversation: filtered by --since and partitioned. */
 export const CONVERSATION_TABLES: readonly string[] = DERIVED_CONVERSATION_TABLES;
@@ -45,7 +49,7 @@ export async function copyTable(
   stagingDir: string,
   format: ExportFormat,
   since: Date | null,
-): Promise<{ rows: number; files: string[] }> {
+): Promise<{ rows: number; files: string[]; placeholder: string | null }> {
   const { table, partitionBy } = plan;
   const unit = timeUnitOf(partitionBy);
   const isChild = CONVERSATION_TABLES.includes(table) && table !== 'conversations';
@@ -102,7 +106,19 @@ export async function copyTable(
   const rows = Number(row[0] ?? 0);
   const files = Array.isArray(row[1]) ? (row[1] as unknown[]).map((f) => relative(stagingDir, String(f))) : [];
   if (partitionBy) mkdirSync(tableDir, { recursive: true, mode: 0o700 }); // no rows: still a (empty) table directory
-  return { rows, files: files.sort() };
+  let placeholder: string | null = null;
+  if (partitionBy && files.length === 0) {
+    // the same columns as the data files: those of the SELECT without the ones the path holds
+    placeholder = placeholderPath(partitionColumns, EXTENSIONS[format]);
+    const path = join(stagingDir, PLACEHOLDERS_DIR, table, placeholder);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    await db.connection.run(
+      `COPY (SELECT * EXCLUDE (${partitionColumns.join(', ')}) FROM (${select}) WHERE false) TO ${sqlString(path)} ` +
+        `(${format === 'parquet' ? 'FORMAT parquet' : 'FORMAT csv, HEADER'})`,
+      params,
+    );
+  }
+  return { rows, files: files.sort(), placeholder };
 }
 
 /** Where a table's rows get their space: its own column, or its conversation's, agent's or run's. */

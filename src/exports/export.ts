@@ -19,9 +19,10 @@ import { InvalidInputError } from '../shared/errors.js';
 import { formatInstant } from '../shared/time.js';
 import { PUBLIC_TABLES } from '../store/schema.js';
 import { limitToSpaces, storedSpaces } from '../store/space-scope.js';
-import { CONVERSATION_TABLES, copyTable, type TablePlan } from './copy-table.js';
+import { CONVERSATION_TABLES, copyTable, PLACEHOLDERS_DIR, type TablePlan } from './copy-table.js';
 import { installSpaces, installTable, partitionSources, restrictModes } from './install.js';
 import { checkLayout } from './layout.js';
+import { settlePlaceholder } from './placeholder.js';
 import {
   MANIFEST_FILE,
   MANIFEST_VERSION,
@@ -206,16 +207,22 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         layout: { format, partition_by: partitionBy },
         tables: { ...(manifest?.tables ?? {}) },
       };
-      for (const { plan, rows, files } of copied) {
+      for (const { plan, rows, files, placeholder } of copied) {
         const previous = manifest?.tables[plan.table];
         const finalDir = join(outDir, plan.table);
         const unit = timeUnitOf(plan.partitionBy);
         const spaces = bySpace(plan.partitionBy);
         const merge = plan.filtered && unit !== null && since !== null && existsSync(finalDir);
         const range = merge && unit && since ? { kind: unit, from: partitionValue(since, unit) } : null;
+        const staged = placeholder ? { root: join(stagingDir, PLACEHOLDERS_DIR, plan.table), path: placeholder } : null;
+        // A table replaced whole gets its 0-row file before the swap, so readers never meet an empty folder.
+        if (plan.partitionBy && !range) settlePlaceholder(join(stagingDir, plan.table), staged);
         const keptPartitions = spaces
           ? installSpaces(join(stagingDir, plan.table), finalDir, range, covered)
           : installTable(join(stagingDir, plan.table), finalDir, range);
+        // After a partial replacement: placed if nothing is left, dropped once there are rows.
+        const placed = plan.partitionBy ? settlePlaceholder(finalDir, staged) : null;
+        if (placed && staged && !existsSync(join(staged.root, staged.path))) files.push(join(plan.table, placed));
         restrictModes(finalDir);
         const written = plan.filtered ? (since?.toISOString() ?? null) : null;
         nextManifest.tables[plan.table] = {

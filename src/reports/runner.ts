@@ -58,12 +58,34 @@ export function selectReports(all: readonly ReportDefinition[], names: readonly 
   if (names.length === 0) return [...all];
   const byName = new Map(all.map((r) => [r.name, r]));
   const unknown = names.filter((n) => !byName.has(n));
+  const guesses = unknown.map((n) => closest(n, [...byName.keys()]));
+  if (unknown.length === 1 && guesses[0]) {
+    throw new InvalidInputError(`unknown report ${JSON.stringify(unknown[0])} — did you mean ${guesses[0]}? (report --list shows them all)`);
+  }
   if (unknown.length > 0) {
     throw new InvalidInputError(
       `unknown report ${unknown.map((n) => JSON.stringify(n)).join(', ')}: available reports are ${all.map((r) => r.name).join(', ')}`,
     );
   }
   return [...new Set(names)].map((n) => byName.get(n)!);
+}
+
+/** The one name within two edits of `name` (a letter missing, extra or changed), if exactly one is. */
+function closest(name: string, names: readonly string[]): string | null {
+  const near = names.filter((n) => editDistance(name.toLowerCase(), n) <= 2);
+  return near.length === 1 ? near[0]! : null;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 export async function runReports(options: RunReportsOptions): Promise<ReportResult[]> {

@@ -7,7 +7,8 @@ import { InvalidInputError } from './errors.js';
 const RELATIVE = /^(\d+)\s*(m|min|h|d|w)$/i;
 
 /**
- * A point in time: an ISO 8601 date or date-time (a bare date is midnight UTC), a duration
+ * A point in time: an ISO 8601 date or date-time (a bare date is midnight UTC; a space may stand
+ * for the `T`), a duration
  * back from `now` (`90m`, `24h`, `7d`, `2w`), or `now`, `today`, `yesterday` (UTC days).
  */
 export function parseTimeArg(flag: string, value: string, now: Date = new Date()): Date {
@@ -28,12 +29,13 @@ export function parseTimeArg(flag: string, value: string, now: Date = new Date()
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
     const date = new Date(`${text}T00:00:00Z`);
     if (isValid(date) && date.toISOString().startsWith(text)) return date;
-  } else if (/^\d{4}-\d{2}-\d{2}T/.test(text)) {
-    const date = parseISO(text);
+  } else if (/^\d{4}-\d{2}-\d{2}[T ]\d/.test(text)) {
+    // `2026-11-20 08:00` as people (and SQL) write it: the same as `2026-11-20T08:00`
+    const date = parseISO(`${text.slice(0, 10)}T${text.slice(11)}`);
     if (isValid(date)) return date;
   }
   throw new InvalidInputError(
-    `${flag} ${JSON.stringify(value)} is not a time: use an ISO date or date-time (2026-11-01, 2026-11-01T08:00:00Z), ` +
+    `${flag} ${JSON.stringify(value)} is not a time: use an ISO date or date-time (2026-11-01, 2026-11-01T08:00:00Z, 2026-11-01 08:00), ` +
       `a duration back from now (90m, 24h, 7d, 2w), or today/yesterday/now`,
   );
 }

@@ -40,11 +40,22 @@ describe('the ETA', () => {
   it('follows the budget: what is left, at the budget per window', () => {
     // 600 left at 60 a minute, the window full and nobody waiting: the next goes at once, the rest take 599 s
     expect(etaSeconds({ requestsLeft: 600, rate, waiting: null })).toBeCloseTo(599, 0);
-    expect(etaSeconds({ requestsLeft: 600, rate: { ...rate, budget: 30 }, waiting: null })).toBeCloseTo(1198, 0);
+    // 60 in the window, 30 allowed: the first new one waits for 31 of them to leave
+    expect(etaSeconds({ requestsLeft: 600, rate: { ...rate, budget: 30 }, waiting: null })).toBeCloseTo(1199, 0);
   });
-  it('counts the free slots of the window as going at once', () => {
-    expect(etaSeconds({ requestsLeft: 20, rate: { ...rate, inWindow: 10 }, waiting: null })).toBe(0);
-    expect(etaSeconds({ requestsLeft: 70, rate: { ...rate, inWindow: 10 }, waiting: null })).toBeCloseTo(19, 0);
+  it('follows the window: each send goes when the one it replaces leaves, round after round', () => {
+    const leaveInMs = [500, 10_000, 10_000, 59_000];
+    const at = (left: number) => etaSeconds({ requestsLeft: left, rate: { inWindow: 4, budget: 4, windowMs: 60_000, leaveInMs }, waiting: null });
+    expect([1, 2, 3, 4, 5, 8].map(at)).toEqual([0.5, 10, 10, 59, 60.5, 119]);
+  });
+  it('counts the free slots of the window as going at once, the rest when the window frees them', () => {
+    // 50 free now, 10 as the window's sends leave, the last 10 a window after the first 10 went
+    expect(etaSeconds({ requestsLeft: 70, rate: { ...rate, inWindow: 10 }, waiting: null })).toBeCloseTo(60, 0);
+  });
+  it('goes by the run’s own pace when the budget has room for everything left', () => {
+    // 20 left, 50 free, but only 10 went in the last minute: 2 minutes, not 0
+    expect(etaSeconds({ requestsLeft: 20, rate: { ...rate, inWindow: 10 }, waiting: null })).toBeCloseTo(120, 0);
+    expect(etaSeconds({ requestsLeft: 20, rate: { ...rate, inWindow: 0 }, waiting: null })).toBeNull();
   });
   it('counts down while the limiter waits for its next slot, rather than freezing', () => {
     const at = (nextInMs: number) =>
@@ -59,14 +70,17 @@ describe('the ETA', () => {
   });
   it('is unknown while nothing says what is left, and endless while the budget is 0', () => {
     expect(etaSeconds({ requestsLeft: null, rate, waiting: null })).toBeNull();
-    expect(etaSeconds({ requestsLeft: 0, rate, waiting: null })).toBe(0);
+    // nothing left to send while answers are awaited: no ETA rather than 0
+    expect(etaSeconds({ requestsLeft: 0, rate, waiting: null })).toBeNull();
+    expect(describeLine(progress({ requestsLeft: 0 }))).not.toContain('ETA');
     expect(etaSeconds({ requestsLeft: 5, rate: { ...rate, budget: 0 }, waiting: null })).toBe(Infinity);
     expect(describeLine(progress({ phase: 'dimensions', requestsLeft: null, detailsTotal: 0 }))).not.toContain('ETA');
     expect(describeLine(progress({ rate: { ...rate, budget: 0 } }))).toContain('ETA ?');
   });
-  it('is the listing’s own while listing', () => {
-    const line = describeLine(progress({ phase: 'listing', detailsTotal: 0, detailsDone: 0, requestsLeft: 12, rate: { ...rate, inWindow: 0 } }));
-    expect(line).toContain('listing ETA 0s');
+  it('is the listing’s own while listing, and none while agents and tools are fetched', () => {
+    const line = describeLine(progress({ phase: 'listing', detailsTotal: 0, detailsDone: 0, requestsLeft: 12, rate: { ...rate, inWindow: 6 } }));
+    expect(line).toContain('listing ETA 2m00s');
+    expect(describeLine(progress({ phase: 'dimensions', detailsTotal: 0, detailsDone: 0, requestsLeft: 2, rate: { ...rate, inWindow: 60 } }))).not.toContain('ETA');
   });
 });
 

@@ -4,6 +4,7 @@ import type { Finding, FindingStatus } from '../../crawler/check-findings.js';
 import { configFilePath, resolveApiSettings, withApiOptions } from '../settings.js';
 import { CliError, EXIT } from '../errors.js';
 import { checkSpacesCommand } from '../check-spaces.js';
+import { parsePositiveInt } from '../parse.js';
 
 export interface CheckFlags {
   baseUrl?: string;
@@ -12,6 +13,7 @@ export interface CheckFlags {
   apiKey?: string;
   config?: string;
   space?: string[];
+  maxRpm?: string;
 }
 
 export function registerCheck(program: Command): void {
@@ -30,6 +32,7 @@ export function registerCheck(program: Command): void {
     .option('--json', 'print every finding and the measured values as one JSON object on stdout')
     .option('--config <file>', 'check every [[space]] of this TOML file (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--max-rpm <n>', 'estimate the sync at this many requests per minute, as sync --max-rpm (a space’s max_rpm may be lower)')
     .addHelpText(
       'after',
       `
@@ -54,7 +57,8 @@ With several spaces: the worst of them (3 when any key was refused, else 1 when 
       const progress = stepPrinter(process.stderr);
       let report: CheckReport;
       try {
-        report = await checkServer({ ...settings, onStep: progress.step });
+        const maxRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
+        report = await checkServer({ ...settings, ...(maxRpm !== undefined ? { maxRpm } : {}), onStep: progress.step });
       } finally {
         progress.finish();
       }

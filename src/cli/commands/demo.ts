@@ -38,9 +38,9 @@ export function registerDemo(program: Command): void {
     .command('demo')
     .summary('the whole job end to end against the built-in simulator (sync, every report, report.html, a digest)')
     .description(
-      'Start the API simulator on a loopback port, sync its conversations into demo/convoduck.duckdb,\n' +
-        'write every report to reports/ and the page reports/report.html (the last 14 days), and\n' +
-        'print a digest with queries to try. Nothing keeps running afterwards; the demo database\n' +
+      'Start the API simulator on a loopback port, sync its conversations into demo/convoduck.duckdb, ' +
+        'write every report to reports/ and the page reports/report.html (the last 14 days), and ' +
+        'print a digest with queries to try. Nothing keeps running afterwards; the demo database ' +
         'is replaced on every run.',
     )
     .option('--conversations <n>', 'how many conversations the simulator holds', '3000')
@@ -74,7 +74,7 @@ export function registerDemo(program: Command): void {
             `${summary.requests} requests in ${formatDuration(summary.seconds)} → ${relative(process.cwd(), dbPath)}\n`,
         );
         const reports = await runReports({ dbPath, outDir });
-        for (const r of reports) err.write(`report: ${relative(process.cwd(), r.path)} (${r.rows} rows)\n`);
+        for (const r of reports) err.write(`report: ${relative(process.cwd(), r.path)} (${r.rows} ${r.rows === 1 ? 'row' : 'rows'})\n`);
         // The page covers the second half of the simulated history, so its tiles have a period to compare with.
         const now = sim.clock();
         const from = new Date(now.getTime() - DEMO_PAGE_DAYS * 86_400_000);

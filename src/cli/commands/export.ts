@@ -8,6 +8,7 @@ import {
   partitionStart,
   type TableExport,
 } from '../../exports/export.js';
+import { PUBLIC_TABLES } from '../../store/schema.js';
 import { resolveDbPath } from '../config.js';
 import { UsageError } from '../errors.js';
 import { busyNotice } from '../../exports/read.js';
@@ -31,8 +32,7 @@ export function registerExport(program: Command): void {
     .command('export')
     .summary('write the public tables as Parquet or CSV files (optionally Hive-partitioned)')
     .description(
-      'Write every public table (conversations, transcript_turns, tool_calls, node_visits, agents, ' +
-        'tools, sync_runs, sync_errors) to OUT/<table>/, as Parquet (default) or CSV, for DuckDB, ' +
+      `Write every public table (${PUBLIC_TABLES.join(', ')}) to OUT/<table>/, as Parquet (default) or CSV, for DuckDB, ` +
         'Spark, Trino or BigQuery. --partition-by writes the conversation tables Hive-style by the ' +
         'conversation’s start (OUT/tool_calls/day=2026-11-01/…), and with space every table by space ' +
         '(OUT/tool_calls/space=acme-prod/day=2026-11-01/…); a space-partitioned export replaces only the ' +

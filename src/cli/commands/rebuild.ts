@@ -9,9 +9,9 @@ export function registerRebuild(program: Command): void {
     .command('rebuild')
     .summary('re-derive every table from the stored raw responses (no API request)')
     .description(
-      'Re-derive conversations, transcript_turns, tool_calls, node_visits, agents (with behavior and\n' +
-        'workflow), agent_versions, workflow_nodes, tools and connections from the raw API responses\n' +
-        'kept in the database, in one transaction. Use it after upgrading convoduck or if a derived\n' +
+      'Re-derive conversations, transcript_turns, tool_calls, node_visits, agents (with behavior and ' +
+        'workflow), agent_versions, workflow_nodes, tools and connections from the raw API responses ' +
+        'kept in the database, in one transaction. Use it after upgrading convoduck or if a derived ' +
         'table was damaged; it never contacts the API.',
     )
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')

@@ -129,20 +129,23 @@ export function registerSimulate(program: Command): void {
     .addHelpText(
       'after',
       `
-Examples:
-  convoduck simulate                                   # 5000 conversations on :8080, 60 requests/min
+Walkthrough (under a minute: a small history, and a limit ten times the spec's):
+  convoduck simulate --conversations 400 --rate-limit 600
+Then, in another shell (paste the two export lines it printed):
+  export CONVODUCK_BASE_URL=http://127.0.0.1:8080/api/v1
+  export CONVODUCK_API_KEY=np_sim_...                  # as printed; depends on --seed
+  convoduck sync
+At the defaults (5000 conversations, 60 requests/min) the first sync takes over an hour, one
+request per conversation at 60 a minute, as a real space would; \`convoduck check\` says how long.
+
+More examples:
   convoduck simulate --rate-limit 600 --latency-ms 50 --fault-rate 0.05
   convoduck simulate --conversations 100000 --rate-limit 1000000 --port 0   # benchmark
   convoduck simulate --arrivals-per-minute 30 --confidential
   convoduck simulate --rate-algorithm bucket --burst 5 --retry-after missing   # a stricter gateway
   convoduck simulate --served-per-page 100 --hidden-from-lists 3 --arrivals-per-minute 60 --arrival-lag 600000
   convoduck simulate --time-format fraction-offset --revoke-key-after 300
-  convoduck simulate --long 0.01 --messy-text 0.05 --drift 0.05 --deleted 0.01   # real-world data
-
-Then, in another shell (paste the two export lines it printed):
-  export CONVODUCK_BASE_URL=http://127.0.0.1:8080/api/v1
-  export CONVODUCK_API_KEY=np_sim_...                  # as printed; depends on --seed
-  convoduck sync`,
+  convoduck simulate --long 0.01 --messy-text 0.05 --drift 0.05 --deleted 0.01   # real-world data`,
     )
     .action(async (flags: SimulateFlags) => {
       const port = wholeNumber('--port', flags.port, 0, 65535);

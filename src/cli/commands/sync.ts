@@ -68,8 +68,8 @@ never asked for again. The api_drift report says what the API sent that the sche
 
 Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad settings,
 3 the API refused the key (401/403), 130 interrupted (what was fetched is kept).
-With several spaces: 3 when any key was refused (that space is skipped, the others run),
-1 for any other recorded error.
+With several spaces: 3 when any key was refused or could not be read (that space is
+skipped, the others run), 1 for any other recorded error.
 A listing that does not add up (the server counts more conversations than it serves) exits 1
 and keeps the watermark, so the next run lists that window again.`,
     )

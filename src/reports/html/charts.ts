@@ -65,17 +65,44 @@ function inlineSvg(svg: string, title: string): string {
     .replace(/^<svg /, `<svg role="img" aria-label="${title.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" `);
 }
 
+type Encoding = Record<string, { field?: string; scale?: { domain?: unknown[]; range?: unknown[] } } | undefined>;
+
+/**
+ * What the data decides about the scales: an x axis on `bucket` lists every bucket of the period
+ * (a day without data stays on the axis, at zero), and a colour legend lists only the values drawn.
+ */
+function fitScales(drawing: Record<string, unknown>, values: Values, buckets: readonly string[]): void {
+  const inner = drawing.spec as Record<string, unknown> | undefined;
+  const encoding = (drawing.encoding ?? inner?.encoding) as Encoding | undefined;
+  if (!encoding) return;
+  const x = encoding.x;
+  if (x?.field === 'bucket' && buckets.length > 0) {
+    const seen = values.map((v) => String(v.bucket));
+    x.scale = { ...x.scale, domain: [...new Set([...buckets, ...seen])].sort() };
+  }
+  const color = encoding.color;
+  const domain = color?.scale?.domain;
+  const range = color?.scale?.range;
+  if (color?.field && Array.isArray(domain) && Array.isArray(range) && domain.length === range.length) {
+    const present = new Set(values.map((v) => v[color.field!]));
+    const keep = domain.map((d) => present.has(d as string));
+    color.scale = { ...color.scale, domain: domain.filter((_, i) => keep[i]), range: range.filter((_, i) => keep[i]) };
+  }
+}
+
 export async function renderChart(
   name: string,
   values: Values,
   vars: Record<string, string>,
   dir: string = defaultChartDir(),
+  buckets: readonly string[] = [],
 ): Promise<RenderedChart> {
   const file = join(dir, `${name}.vl.json`);
   const spec = fill(readJson(file), vars);
   const meta = chartMeta(spec, file);
   if (values.length === 0) return { name, meta, svg: null };
   const { usermeta: _meta, $schema: _schema, ...drawing } = spec;
+  fitScales(drawing, values, buckets);
   const config = readJson(join(dir, 'theme.json'));
   const full = { ...drawing, config, data: { values } } as unknown as TopLevelSpec;
   let svg: string;

@@ -21,7 +21,7 @@ import {
 import { renderChart } from './charts.js';
 import { num, tiles } from './kpis.js';
 import { renderPage } from './page.js';
-import { period as periodOf } from './period.js';
+import { periodBuckets, period as periodOf } from './period.js';
 
 export const PAGE_FILE = 'report.html';
 
@@ -105,7 +105,7 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
         ];
   const charts = [];
   for (const spec of specs) {
-    charts.push({ ...(await renderChart(spec.name, spec.values, vars, options.chartDir)), note: spec.note });
+    charts.push({ ...(await renderChart(spec.name, spec.values, vars, options.chartDir, periodBuckets(period))), note: spec.note });
   }
 
   const html = renderPage({

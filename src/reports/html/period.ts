@@ -62,3 +62,24 @@ export function period(
     previous: previousFilters(filters, params, now),
   };
 }
+
+/** The calendar day (YYYY-MM-DD) holding `date` in `tz`. */
+function localDay(date: Date, tz: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
+}
+
+/**
+ * Every bucket of the period, in order: each day (or each week's Monday) from its start to its
+ * end in its time zone, so that a time axis shows the days without conversations too.
+ */
+export function periodBuckets(p: Period): string[] {
+  if (!p.start || p.end.getTime() <= p.start.getTime()) return [];
+  const first = localDay(p.start, p.tz);
+  const last = localDay(new Date(p.end.getTime() - 1), p.tz); // the end is exclusive
+  const out: string[] = [];
+  const step = p.bucket === 'week' ? 7 : 1;
+  let day = Date.parse(`${first}T00:00:00Z`);
+  if (p.bucket === 'week') day -= ((new Date(day).getUTCDay() + 6) % 7) * DAY_MS; // back to Monday
+  for (; day <= Date.parse(`${last}T00:00:00Z`); day += step * DAY_MS) out.push(new Date(day).toISOString().slice(0, 10));
+  return out;
+}
