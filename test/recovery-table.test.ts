@@ -145,6 +145,20 @@ const scenarios: Record<string, Scenario> = {
     expect(result.stderr).toMatch(/\b0 retried, 2 errors\b/);
     return result;
   },
+  'N details set aside (raw body kept; see the api_drift report)': async () => {
+    const sim = await simulator({ conversations: 20 });
+    const finished = sim.dataset.conversations.filter((c) => c.outcome !== null);
+    sim.realData.set(finished[0]!.id, { drift: ['list_as_object'] });
+    sim.realData.set(finished[1]!.id, { drift: ['bad_date'] });
+    return runCli(['sync'], envFor(sim, tempDb()));
+  },
+  'N conversations deleted at the source': async () => {
+    const sim = await simulator({ conversations: 20 });
+    const finished = sim.dataset.conversations.filter((c) => c.outcome !== null);
+    sim.realData.set(finished[0]!.id, { deleted: true });
+    sim.realData.set(finished[1]!.id, { deleted: true });
+    return runCli(['sync'], envFor(sim, tempDb()));
+  },
   'listing … is short: the server counts N conversations, M were served': async () => {
     const sim = await simulator({ conversations: 60, hiddenFromLists: 2 });
     return runCli(['sync'], envFor(sim, tempDb()));

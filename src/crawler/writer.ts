@@ -235,7 +235,8 @@ async function saveAlone(opening: Opening, batch: DetailBatch, detail: FetchedDe
   }
   const reason = `could not be stored: ${failure instanceof Error ? failure.message : String(failure)}`;
   const setAside: NormalisedDetail = setAsideUnstorable(reason);
-  await saveDetailBatches(await opening.db(), [{ ...batch, details: [{ ...detail, normalised: setAside }] }]);
+  const db = await opening.db();
+  await db.withMemoryLimit(RAISED_MEMORY_LIMIT, () => saveDetailBatches(db, [{ ...batch, details: [{ ...detail, normalised: setAside }] }]));
 }
 
 /**
