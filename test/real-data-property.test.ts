@@ -1,8 +1,8 @@
 // The whole write path against random mixes of real-world data: for each seed the simulator
 // draws long conversations, hard text, type drift and deletions, two syncs run over HTTP into a
 // real DuckDB file (the second after more conversations vanish), and every listed conversation
-// must end stored exactly, coerced, set aside or deleted, as the simulator's truth says. Some
-// seeds run the writer under a tight memory cap, so writes must split and retry to get through.
+// must end stored exactly, coerced, set aside or deleted, as the simulator's truth says. Seeds
+// 101 and 105 run the writer under a 12 MB cap, so writes must split and retry to get through.
 // `npm run bench -- --only realdata` runs more seeds.
 import { afterAll, describe, expect, it } from 'vitest';
 import { sync } from '../src/crawler/sync.js';
@@ -28,7 +28,7 @@ describe('real data, random mixes', () => {
       drift: 0.05 + rng.next() * 0.25,
       deleted: rng.next() * 0.08,
     };
-    const writerMemoryLimit = seed % 2 === 1 ? '12MB' : undefined;
+    const writerMemoryLimit = seed % 4 === 1 ? '12MB' : undefined;
     const sim = await simulator({ seed, conversations: 120, realData });
     const ids = sim.dataset.conversations.map((c) => c.id);
     const dbPath = tempDb();
