@@ -1,0 +1,23 @@
+// All detectors over one text, their overlaps resolved. Each detector is one regex pass behind
+// a cheap test that skips text that cannot hold its kind: most turns have no "@" and fewer
+// digits than the shortest phone number, and cost four character scans, not four regex passes.
+
+import { detectCards } from './card.js';
+import { detectEmails } from './email.js';
+import { detectIbans } from './iban.js';
+import { detectPhones } from './phone.js';
+import { countDigits, PERSONAL_KINDS, resolveOverlaps, type PersonalKind, type Span } from './spans.js';
+
+// The fewest digits each numeric kind can have: a Norwegian IBAN has 13, a short phone number 8.
+const MIN_DIGITS = { phone: 8, card: 13, iban: 11 } as const;
+
+/** Every personal datum of the given kinds in the text: sorted, disjoint spans. */
+export function detectPersonalData(text: string, kinds: readonly PersonalKind[] = PERSONAL_KINDS): Span[] {
+  const spans: Span[] = [];
+  if (kinds.includes('email')) spans.push(...detectEmails(text));
+  const digits = countDigits(text);
+  if (digits >= MIN_DIGITS.iban && kinds.includes('iban')) spans.push(...detectIbans(text));
+  if (digits >= MIN_DIGITS.card && kinds.includes('card')) spans.push(...detectCards(text));
+  if (digits >= MIN_DIGITS.phone && kinds.includes('phone')) spans.push(...detectPhones(text));
+  return resolveOverlaps(spans);
+}
