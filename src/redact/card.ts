@@ -3,7 +3,7 @@
 // prefix of a length that issuer uses. The prefix test is what keeps IMEIs (Luhn-valid, 15
 // digits, 35…/86…) and most Luhn-valid ids out; a 16-digit number that fails Luhn is never a card.
 
-import { labelledAsId } from './labels.js';
+import { afterIbanHead, labelledAsId } from './labels.js';
 import { luhnValid } from './luhn.js';
 import type { Span } from './spans.js';
 
@@ -39,7 +39,7 @@ export function detectCards(text: string): Span[] {
   const spans: Span[] = [];
   CARD.lastIndex = 0;
   for (let m = CARD.exec(text); m !== null; m = CARD.exec(text)) {
-    if (labelledAsId(text, m.index)) continue;
+    if (labelledAsId(text, m.index) || afterIbanHead(text, m.index)) continue;
     const length = cardLength(m[0], m[1]);
     if (length > 0) spans.push({ kind: 'card', start: m.index, end: m.index + length });
   }

@@ -1,3 +1,5 @@
+// What stands right before a number, when it says the number is not a phone or card number.
+//
 // A number the speaker just named as something else is not a phone or card number, whatever
 // its digits: "order number 0151234567", "Sendungsnummer 4111111111111111", "IMEI 3520…". The
 // phone and card detectors skip a candidate when such a label stands right before it. The list
@@ -31,3 +33,9 @@ export function labelledAsId(text: string, start: number): boolean {
   from += cut;
   return LABEL_AT_END.test(text.slice(from, start));
 }
+
+/** True when the number at `start` continues an IBAN-like string ("DE89 ", "NL91 ABNA "), checked or not. */
+export function afterIbanHead(text: string, start: number): boolean {
+  return IBAN_HEAD_AT_END.test(text.slice(Math.max(0, start - 48), start));
+}
+const IBAN_HEAD_AT_END = /(?:^|[^\p{L}\p{N}])[A-Za-z]{2} ?\d{2}(?: [A-Za-z0-9]{4})* $/u;

@@ -12,7 +12,7 @@
 // cut at its spaces and the longest well-formed number is taken from each piece, so a date or a
 // count written next to a phone number does not spoil it.
 
-import { labelledAsId } from './labels.js';
+import { afterIbanHead, labelledAsId } from './labels.js';
 import type { Span } from './spans.js';
 
 // Not glued to a word, a decimal, a path, an amount or an id on either side; a time (10:30) or
@@ -93,9 +93,4 @@ function ipLike(s: string, groups: string[]): boolean {
 function cardShaped(run: string): boolean {
   const groups = run.split(/[ -]/);
   return groups.length >= 4 && groups.slice(0, -1).every((g) => /^\d{4}$/.test(g)) && /^\d{1,4}$/.test(groups.at(-1)!);
-}
-
-// The digits after "DE89 " belong to an IBAN-like string (checked or not), not to a phone number.
-function afterIbanHead(text: string, start: number): boolean {
-  return /(?:^|[^\p{L}\p{N}])[A-Za-z]{2} ?\d{2} $/u.test(text.slice(Math.max(0, start - 7), start));
 }
