@@ -1,6 +1,6 @@
 // `npm run bench`: how close convoduck comes to what the API allows, and what it costs.
 //
-//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata] [--cases a,e,g] [--out DIR] [--keep]
+//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact] [--cases a,e,g] [--out DIR] [--keep]
 //
 // Prints tables on stdout (progress on stderr) and writes the same figures as JSON to
 // reports/bench/bench-<time>.json and reports/bench/latest.json. A benchmark prints figures; it
@@ -15,12 +15,13 @@ import { budgetCases, runBudget, startBudgetSimulators, type BudgetCase, type Bu
 import { benchNormalise, type NormaliseResult } from './normalise.js';
 import { printBudget, printCrawl, printNormalise, printRealData, printReports, printSpaces, printStored, secs, table, type Goal } from './print.js';
 import { benchRealData } from './real-data.js';
+import { benchRedact, printRedact } from './redact.js';
 import { benchReports } from './reports.js';
 import { benchScale } from './scale.js';
 import { benchSpaces, type SpacesSettings } from './spaces.js';
 import { benchStored } from './stored.js';
 
-const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'stored', 'realdata'] as const;
+const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'stored', 'realdata', 'redact'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -38,6 +39,8 @@ interface Settings {
   /** conversations that sync adds */
   storedAdded: number;
   realData: { conversations: number; longShare: number; longTurns: number; seeds: number[] };
+  /** simulated conversations whose transcript text the redaction throughput runs over */
+  redactConversations: number;
 }
 
 const FULL: Settings = {
@@ -53,6 +56,7 @@ const FULL: Settings = {
   storedSizes: [10_000, 100_000, 1_000_000],
   storedAdded: 2_000,
   realData: { conversations: 10_000, longShare: 0.01, longTurns: 10_000, seeds: Array.from({ length: 20 }, (_, i) => 201 + i) },
+  redactConversations: 5_000,
 };
 
 const QUICK: Settings = {
@@ -67,6 +71,7 @@ const QUICK: Settings = {
   storedSizes: [10_000, 50_000],
   storedAdded: 1_000,
   realData: { conversations: 2_000, longShare: 0.01, longTurns: 10_000, seeds: [201, 202, 203, 204] },
+  redactConversations: 1_000,
 };
 
 interface Args {
@@ -108,7 +113,7 @@ function parseArgs(argv: string[]): Args {
 
 function usage(error?: string): never {
   const text =
-    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata] [--cases a,e,g] [--out DIR] [--keep]\n' +
+    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact] [--cases a,e,g] [--out DIR] [--keep]\n' +
     '  --quick   smaller N and time-scaled rate windows (about 3 minutes)\n' +
     '  --only    run only these sections\n' +
     `  --cases   run only these budget cases (${budgetCases().map((c) => `${c.key} ${c.algorithm}`).join(', ')})\n` +
@@ -220,6 +225,11 @@ async function main(): Promise<void> {
       const r = await timed('realdata', () => benchRealData(settings.realData, work, log));
       sections.realdata = r;
       printRealData(r, goals);
+    }
+    if (only.has('redact')) {
+      const r = await timed('redact', async () => benchRedact(settings.redactConversations, log));
+      sections.redact = r;
+      printRedact(r, goals);
     }
   } finally {
     await budgetSims?.close();
