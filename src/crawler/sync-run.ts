@@ -22,6 +22,7 @@ import {
 } from '../store/state.js';
 import {
   finishRun,
+  fetchedDetail,
   markDeleted,
   recordErrors,
   saveListPage,
@@ -33,7 +34,6 @@ import {
   type StoredAt,
   type SyncErrorRecord,
 } from '../store/writes.js';
-import { normaliseDetail } from '../store/normalise.js';
 import type { Database } from '../store/database.js';
 import { inBatches } from './batches.js';
 import { ListedBodies } from './listed-bodies.js';
@@ -403,7 +403,7 @@ export class SyncRun {
   private async fetchDetail(id: string, storedAt: StoredAt): Promise<FetchedDetail | null> {
     try {
       const { json, text } = await this.client.getConversation(this.space, id);
-      return { id, fetchedAt: this.now(), body: text, normalised: normaliseDetail(json, id), storedAt };
+      return fetchedDetail(id, this.now(), text, storedAt, json);
     } catch (err) {
       // a request cut short by Ctrl-C is not an error of the conversation: the next run fetches it
       if (this.options.signal?.aborted) return null;

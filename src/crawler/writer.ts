@@ -226,14 +226,17 @@ async function saveFlush(opening: Opening, batch: DetailBatch): Promise<void> {
 }
 
 async function saveAlone(opening: Opening, batch: DetailBatch, detail: FetchedDetail, failure: unknown): Promise<void> {
+  let raised: unknown;
   try {
     const db = await opening.db();
     await db.withMemoryLimit(RAISED_MEMORY_LIMIT, () => saveDetailBatches(db, [batch]));
     return;
-  } catch {
+  } catch (err) {
+    raised = err;
     await opening.recover();
   }
-  const reason = `could not be stored: ${failure instanceof Error ? failure.message : String(failure)}`;
+  const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+  const reason = `could not be stored: ${message(failure)}; under a raised cap (${RAISED_MEMORY_LIMIT}): ${message(raised)}`;
   const setAside: NormalisedDetail = setAsideUnstorable(reason);
   const db = await opening.db();
   await db.withMemoryLimit(RAISED_MEMORY_LIMIT, () => saveDetailBatches(db, [{ ...batch, details: [{ ...detail, normalised: setAside }] }]));

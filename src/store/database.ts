@@ -283,7 +283,12 @@ async function openWritable(path: string, memoryLimit?: string): Promise<{ insta
   const instance = await DuckDBInstance.create(':memory:', { temp_directory: `${path}.tmp` });
   try {
     const connection = await instance.connect();
-    if (memoryLimit) await connection.run(`SET memory_limit = ${sqlString(memoryLimit)}`);
+    if (memoryLimit) {
+      await connection.run(`SET memory_limit = ${sqlString(memoryLimit)}`);
+      // Each DuckDB thread keeps allocations of its own outside the cap; a capped writer runs one
+      // statement at a time, so a second thread buys it little and costs resident memory.
+      await connection.run('SET threads = 1');
+    }
     // A commit whose WAL passed DuckDB's threshold checkpoints on its own, and a checkpoint that
     // fails under the cap invalidates the instance mid-write: the writer checkpoints when it chooses.
     await connection.run(`SET checkpoint_threshold = '${AUTOMATIC_CHECKPOINT_NEVER}'`);

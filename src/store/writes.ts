@@ -15,13 +15,23 @@ export interface ListedConversation {
 export interface FetchedDetail {
   id: string;
   fetchedAt: Date;
-  /** the response body's text, exactly as received */
-  body: string;
-  /** the body read by normalise.ts: its rows, or why it is set aside */
-  normalised: NormalisedDetail;
+  /** the response body exactly as received: its text, or its UTF-8 bytes while a long one waits (see `fetchedDetail`) */
+  body: string | Buffer;
+  /** the body read by normalise.ts: its rows, or why it is set aside; or, while a long usable one waits, its state alone */
+  normalised: NormalisedDetail | DeferredRows;
   /** where its conversation's rows were when the crawl planned the fetch; without it, every stored id is read */
   storedAt?: StoredAt;
 }
+
+/** A usable detail's state without its rows, which are read again from its body when it is written. */
+export interface DeferredRows {
+  usable: true;
+  coerced: boolean;
+  deferred: true;
+}
+
+/** A detail as it is written: its body as text and its rows read. */
+type ReadDetail = FetchedDetail & { body: string; normalised: NormalisedDetail };
 
 /**
  * When a conversation's stored rows were written (ms): its list entry's listed_at, which its
@@ -201,7 +211,7 @@ export function splitText(text: string, size = BODY_PART_CHARS): string[] {
 }
 
 /** The body text bytes a batch of details holds (what sizes its transaction). */
-export function detailBytes(details: readonly { body: string }[]): number {
+export function detailBytes(details: readonly { body: string | Buffer }[]): number {
   let n = 0;
   for (const d of details) n += d.body.length;
   return n;
@@ -213,7 +223,7 @@ export function detailBytes(details: readonly { body: string }[]): number {
  * would otherwise pay them per flush).
  */
 export async function saveDetailBatches(db: Database, batches: readonly DetailBatch[]): Promise<void> {
-  const all = lastPerId(batches.flatMap((b) => b.details.map((d) => ({ ...d, space: b.space }))));
+  const all = lastPerId(batches.flatMap((b) => b.details.map((d) => ({ ...readDetail(d), space: b.space }))));
   await stage(
     db,
     '_details',
@@ -267,7 +277,7 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
  * The conversations rows of the batch's details: a usable detail is the row unless its list
  * entry was listed after it was fetched; otherwise (or when set aside) the stored list entry is.
  */
-async function replaceConversationRows(db: Database, details: readonly (FetchedDetail & { space: string })[], listedWithin: string): Promise<void> {
+async function replaceConversationRows(db: Database, details: readonly (ReadDetail & { space: string })[], listedWithin: string): Promise<void> {
   const ids = details.map((d) => d.id);
   const listed = new Map(
     (
@@ -437,7 +447,21 @@ export async function setMeta(db: Database, key: string, value: string): Promise
   await db.run(`INSERT OR REPLACE INTO convoduck_meta VALUES (?, ?)`, [key, value]);
 }
 
-/** A fetched detail from its body text: parsed and read by normalise.ts (text that is not JSON is set aside). */
-export function fetchedDetail(id: string, fetchedAt: Date, body: string, storedAt?: StoredAt): FetchedDetail {
-  return { id, fetchedAt, body, normalised: normaliseDetail(parseOrNull(body), id), storedAt };
+/**
+ * A fetched detail from its body text: parsed and read by normalise.ts (text that is not JSON is
+ * set aside). A long usable one waits for its write as UTF-8 bytes and its state alone: as text
+ * (UTF-16 once it holds an emoji) with its rows it would cost several times its size, and a
+ * crawl's workers still in flight when the held results meet their cap add theirs to it.
+ */
+export function fetchedDetail(id: string, fetchedAt: Date, body: string, storedAt?: StoredAt, parsed: unknown = parseOrNull(body)): FetchedDetail {
+  const normalised = normaliseDetail(parsed, id);
+  if (body.length <= INLINE_BODY_CHARS || !normalised.usable) return { id, fetchedAt, body, normalised, storedAt };
+  return { id, fetchedAt, body: Buffer.from(body, 'utf8'), normalised: { usable: true, coerced: normalised.coerced, deferred: true }, storedAt };
+}
+
+/** The detail with its body as text and its rows read again where they wait (the same rules give the same rows). */
+function readDetail(d: FetchedDetail): ReadDetail {
+  const body = typeof d.body === 'string' ? d.body : d.body.toString('utf8');
+  const normalised = 'deferred' in d.normalised ? normaliseDetail(parseOrNull(body), d.id) : d.normalised;
+  return { ...d, body, normalised };
 }
