@@ -113,6 +113,29 @@ describe('real data', () => {
     }
   }, 120_000);
 
+  it('sets aside a body that does not parse, reads bytes that are not UTF-8 as U+FFFD, and asks for neither again', async () => {
+    const sim = await simulator({ seed: 66, conversations: 40 });
+    const [notJson, notUtf8] = finishedIds(sim);
+    sim.realData.set(notJson!, { broken: 'invalid_json' });
+    sim.realData.set(notUtf8!, { broken: 'invalid_utf8' });
+    const dbPath = tempDb();
+    const first = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, maxRetries: 1 });
+    expect(first).toMatchObject({ status: 'ok', detailsSetAside: 1, detailsCoerced: 1, errors: 0 });
+    const counts = await expectStoreMatchesTruth(dbPath, sim, listedIds(sim));
+    expect(counts).toMatchObject({ set_aside: 1, coerced: 1 });
+    await Database.with(dbPath, async (db) => {
+      const kept = await db.one<{ body: string; invalid_reason: string }>(`SELECT body, invalid_reason FROM raw_conversations WHERE id = ?`, [notJson!]);
+      expect(kept?.invalid_reason).toMatch(/^body is not valid JSON \(/);
+      expect(kept?.body).toContain('\u0001');
+      const drift = await db.all<{ note: string }>(`SELECT note FROM detail_drift WHERE conversation_id = ? AND kind = 'coerced'`, [notUtf8!]);
+      expect(drift.map((d) => d.note)).toEqual(['byte not UTF-8 → U+FFFD']);
+    });
+    const before = sim.requestLog.length;
+    const second = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
+    expect(second.status).toBe('ok');
+    expect(detailRequests(sim, before).filter((id) => id === notJson || id === notUtf8)).toEqual([]);
+  }, 120_000);
+
   it('marks a conversation whose detail answers 404 deleted: both runs exit 0, the second never asks for it', async () => {
     const sim = await simulator({ seed: 64, conversations: 70 });
     const gone = finishedIds(sim).slice(0, 3);

@@ -90,10 +90,10 @@ export class ApiClient extends HttpClient {
   }
 
   /** One conversation in full: the parsed body (`{data: …}`) and the raw text the store keeps. */
-  async getConversation(space: string, id: string): Promise<{ json: unknown; text: string }> {
-    const { json, text } = await this.get(
+  async getConversation(space: string, id: string): Promise<{ json: unknown; text: string; notUtf8: boolean }> {
+    const { json, text, notUtf8 } = await this.get(
       `/spaces/${encodeURIComponent(space)}/conversations/${encodeURIComponent(id)}`,
     );
-    return { json, text };
+    return { json, text, notUtf8: notUtf8 === true };
   }
 }

@@ -8,6 +8,8 @@ export interface GetResult {
   status: number;
   json: unknown;
   text: string;
+  /** the body held bytes that are not UTF-8, read as U+FFFD (as a browser reads them) */
+  notUtf8?: true;
 }
 
 export type Attempt =
@@ -87,10 +89,9 @@ export function classifyResponse(head: ResponseHead, body: Buffer | null, ctx: C
   if (head.contentLength !== undefined && buf.length !== head.contentLength) {
     return { kind: 'retry', reason: `truncated body (${buf.length} of ${head.contentLength} bytes)`, code: 'truncated', status };
   }
-  const text = decodeUtf8(buf);
-  if (text === null) {
-    throw new ApiError(`GET ${shown}: response body is not valid UTF-8; refused`, { status, code: 'invalid_utf8', method: 'GET', path: shown });
-  }
+  const strict = decodeUtf8(buf);
+  const text = strict ?? buf.toString('utf8');
+  const notUtf8 = strict === null ? ({ notUtf8: true } as const) : {};
   if (status >= 500 || status === 408) {
     const err = parseErrorBody(text);
     return {
@@ -104,7 +105,7 @@ export function classifyResponse(head: ResponseHead, body: Buffer | null, ctx: C
   if (status >= 400) throw clientError(shown, status, text, ctx.redact);
   if (status < 200) return { kind: 'retry', reason: `unexpected HTTP ${status}`, code: `http_${status}`, status };
 
-  if (status === 204 || (text === '' && status !== 200)) return { kind: 'ok', result: { status, json: null, text } };
+  if (status === 204 || (text === '' && status !== 200)) return { kind: 'ok', result: { status, json: null, text, ...notUtf8 } };
   if (head.contentType !== '' && !isJsonType(head.contentType)) {
     return {
       kind: 'retry',
@@ -115,7 +116,7 @@ export function classifyResponse(head: ResponseHead, body: Buffer | null, ctx: C
     };
   }
   try {
-    return { kind: 'ok', result: { status, json: JSON.parse(text) as unknown, text } };
+    return { kind: 'ok', result: { status, json: JSON.parse(text) as unknown, text, ...notUtf8 } };
   } catch (e) {
     return {
       kind: 'retry',

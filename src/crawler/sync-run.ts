@@ -5,6 +5,7 @@
 
 import type { RateLimiterStats } from '../api/rate-limiter.js';
 import { AuthError, NotFoundError, ApiError, type ApiClient } from '../api/client.js';
+import { setAsideUnstorable } from '../store/normalise.js';
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
 import {
@@ -402,8 +403,8 @@ export class SyncRun {
 
   private async fetchDetail(id: string, storedAt: StoredAt): Promise<FetchedDetail | null> {
     try {
-      const { json, text } = await this.client.getConversation(this.space, id);
-      return fetchedDetail(id, this.now(), text, storedAt, json);
+      const { json, text, notUtf8 } = await this.client.getConversation(this.space, id);
+      return fetchedDetail(id, this.now(), text, storedAt, { parsed: json, notUtf8 });
     } catch (err) {
       // a request cut short by Ctrl-C is not an error of the conversation: the next run fetches it
       if (this.options.signal?.aborted) return null;
@@ -411,6 +412,8 @@ export class SyncRun {
         this.fatal ??= err;
         return null;
       }
+      const unreadable = unreadableBody(id, this.now(), storedAt, err);
+      if (unreadable) return unreadable;
       // listed, then deleted at the source: a state of the conversation, not an error of the run
       if (err instanceof NotFoundError) {
         this.conversationsDeleted++;
@@ -429,3 +432,20 @@ export class SyncRun {
 function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/**
+ * A detail whose body the server sent broken, the same way on every attempt of the client's: JSON
+ * text that does not parse is kept as text, set aside with the parser's reason; a body over the
+ * size limit is set aside unkept. Both are the data's state (the next run would get them again),
+ * not errors; a body that is not JSON at all (an HTML page) stays an error the next run retries.
+ */
+function unreadableBody(id: string, fetchedAt: Date, storedAt: StoredAt, err: unknown): FetchedDetail | null {
+  if (!(err instanceof ApiError)) return null;
+  if (err.code === 'invalid_json' && err.raw !== undefined) return fetchedDetail(id, fetchedAt, err.raw, storedAt);
+  if (err.code === 'body_too_large') return { id, fetchedAt, body: '', normalised: setAsideUnstorable(TOO_LARGE), storedAt };
+  return null;
+}
+
+/** The reason of a detail whose body was over the client's size limit (its raw body is not kept). */
+export const TOO_LARGE = 'body is over the size limit; not kept';
+

@@ -37,7 +37,7 @@ export class FaultInjector {
     }
     if (fault === 'truncate') {
       reply.done(result.status);
-      const buf = Buffer.from(result.body, 'utf8');
+      const buf = typeof result.body === 'string' ? Buffer.from(result.body, 'utf8') : result.body;
       res.writeHead(result.status, { 'Content-Type': result.contentType ?? JSON_TYPE, 'Content-Length': String(buf.length), ...headers, ...result.headers });
       res.write(buf.subarray(0, Math.floor(buf.length / 2)), () => req.socket.destroy());
       return;

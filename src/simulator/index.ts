@@ -16,5 +16,6 @@ export { formatTs } from './dataset-format.js';
 export type { GenerateOptions, ConversationRecord } from './dataset.js';
 export { Rng, hashSeed, hashString, UUID_RE } from './random.js';
 export { DRIFT_KINDS, DRIFT_EXPECT } from './real-data-drift.js';
+export { BROKEN_BODIES, BROKEN_EXPECT } from './real-data-broken.js';
 export type { DriftKind } from './real-data-drift.js';
 export type { RealDataOptions, RealDataSet, RealDataControl, RealDataTruth } from './real-data.js';

@@ -12,6 +12,7 @@ import { driftDetail, driftSummary, floatMessageCount, type DriftKind, type Drif
 import { appendLong, fillLongPayloads, longTiming, tzOf, type LongBuild, type LongSpec, type LongTiming } from './real-data-long.js';
 import { applyHardTextToDetail, hardSummary, hasLoneSurrogateDeep, wellFormedDeep, type TextPlan } from './real-data-text.js';
 import { servedDetail, servedSummary } from './served-conversation.js';
+import type { BrokenBody } from './real-data-broken.js';
 
 /** What is done to one conversation; every choice is already drawn, so serving is repeatable. */
 export interface Mutations {
@@ -19,9 +20,10 @@ export interface Mutations {
   text: TextPlan | null;
   drift: DriftPlan | null;
   deleted: boolean;
+  broken: BrokenBody | null;
 }
 
-export const NO_MUTATIONS: Mutations = { long: null, text: null, drift: null, deleted: false };
+export const NO_MUTATIONS: Mutations = { long: null, text: null, drift: null, deleted: false, broken: null };
 
 export interface ServeContext {
   dataset: Dataset;

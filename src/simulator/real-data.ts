@@ -12,6 +12,7 @@ import { Rng, hashSeed } from './random.js';
 import { DRIFT_EXPECT, drawDriftKinds, planDrift, type DriftKind } from './real-data-drift.js';
 import { NO_MUTATIONS, mutatedDetail, mutatedSummary, type Mutations, type ServeContext } from './real-data-serve.js';
 import { planText } from './real-data-text.js';
+import { BROKEN_EXPECT, breakBody, type BrokenBody } from './real-data-broken.js';
 
 export interface RealDataOptions {
   /** share (0..1) of finished conversations made long: turns drawn in longTurns, tool calls with large input/output payloads */
@@ -33,6 +34,8 @@ export interface RealDataSet {
   /** with text: also strings cut mid-surrogate (default true) */
   loneSurrogates?: boolean;
   drift?: DriftKind[];
+  /** the detail body broken on the wire (alone: with no other mutation) */
+  broken?: BrokenBody;
   deleted?: boolean;
 }
 
@@ -71,7 +74,7 @@ function share(name: string, value: number | undefined): number {
 }
 
 function hasAny(m: Mutations): boolean {
-  return m.long !== null || m.text !== null || m.drift !== null || m.deleted;
+  return m.long !== null || m.text !== null || m.drift !== null || m.deleted || m.broken !== null;
 }
 
 export class RealData implements RealDataControl {
@@ -126,16 +129,19 @@ export class RealData implements RealDataControl {
   }
 
   /** The detail body; 'gone' when deleted or vanished; null when it is served unchanged. */
-  detailBody(rec: ConversationRecord): string | 'gone' | null {
+  detailBody(rec: ConversationRecord): string | Buffer | 'gone' | null {
     if (this.vanished.has(rec.id)) return 'gone';
     const m = this.mutations(rec);
     if (!m) return null;
-    return m.deleted ? 'gone' : mutatedDetail(this.ctx, rec, m, false).body;
+    if (m.deleted) return 'gone';
+    const body = mutatedDetail(this.ctx, rec, m, false).body;
+    return m.broken ? breakBody(body, m.broken) : body;
   }
 
   set(id: string, m: RealDataSet): void {
     const rec = this.record(id, 'set');
     if (rec.open) throw new Error(`realData.set: conversation ${id} is still open`);
+    if (m.broken && (m.long || m.text || m.drift?.length || m.deleted)) throw new Error('realData.set: a broken body goes alone, with no other mutation');
     const seed = this.ctx.dataset.seed;
     let long: Mutations['long'] = null;
     if (m.long) {
@@ -149,6 +155,7 @@ export class RealData implements RealDataControl {
       text: m.text ? planText(seed, rec.idx, m.loneSurrogates ?? true) : null,
       drift: m.drift && m.drift.length > 0 ? planDrift(seed, rec.idx, m.drift) : null,
       deleted: m.deleted ?? false,
+      broken: m.broken ?? null,
     });
     this.version++;
   }
@@ -168,8 +175,11 @@ export class RealData implements RealDataControl {
     const deleted = m?.deleted ?? false;
     let expect: RealDataTruth['expect'] = 'exact';
     if (vanished || deleted) expect = 'deleted';
+    else if (m?.broken) expect = BROKEN_EXPECT[m.broken];
     else if (detail.drift.some((k) => DRIFT_EXPECT[k] === 'set_aside')) expect = 'set_aside';
     else if (detail.loneSurrogates || detail.drift.some((k) => DRIFT_EXPECT[k] === 'coerced')) expect = 'coerced';
+    // a byte that is not UTF-8 reads as U+FFFD: the detail as the bytes decode
+    const meant = m?.broken === 'invalid_utf8' ? (JSON.parse(breakBody(detail.body, m.broken).toString('utf8')) as { data: ConversationDetail }).data : detail.meant;
     return {
       long: m?.long ? { turns: detail.turns, bodyBytes: Buffer.byteLength(detail.body) } : null,
       text: m?.text !== null && m?.text !== undefined,
@@ -177,7 +187,7 @@ export class RealData implements RealDataControl {
       deleted,
       vanished,
       expect,
-      meant: expect === 'exact' || expect === 'coerced' ? detail.meant : null,
+      meant: expect === 'exact' || expect === 'coerced' ? meant : null,
       meantSummary: vanished ? null : summary.meant,
     };
   }
@@ -202,7 +212,7 @@ export class RealData implements RealDataControl {
     const seed = this.ctx.dataset.seed;
     const s = this.shares;
     const stream = (purpose: number): Rng => new Rng(hashSeed(seed, rec.idx, purpose));
-    const m: Mutations = { long: null, text: null, drift: null, deleted: false };
+    const m: Mutations = { long: null, text: null, drift: null, deleted: false, broken: null };
     if (s.long > 0) {
       const rng = stream(0x1046);
       if (rng.next() < s.long) m.long = { turns: rng.int(this.longTurns[0], this.longTurns[1]), payloadBytes: null };

@@ -87,7 +87,7 @@ export class RequestPipeline {
 
     const hostileKind = route.kind === 'conversation_detail' && result.status === 200 ? hostile.kindFor(url.pathname.split('/').pop()!) : undefined;
     if (hostileKind) {
-      this.after(o.latency.detailMs, () => hostile.answer(hostileKind, req, res, result.body, headers, reply));
+      this.after(o.latency.detailMs, () => hostile.answer(hostileKind, req, res, String(result.body), headers, reply));
       return;
     }
 
@@ -111,10 +111,10 @@ export class RequestPipeline {
     this.pending.add(timer);
   }
 
-  private send(res: http.ServerResponse, entry: RequestLogEntry, status: number, body: string, headers: Record<string, string>, contentType = JSON_TYPE): void {
+  private send(res: http.ServerResponse, entry: RequestLogEntry, status: number, body: string | Buffer, headers: Record<string, string>, contentType = JSON_TYPE): void {
     this.parts.recorder.done(entry, status);
     if (res.destroyed || res.writableEnded) return;
-    const buf = Buffer.from(body, 'utf8');
+    const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': String(buf.length), ...headers });
     res.end(res.req.method === 'HEAD' ? undefined : buf);
   }

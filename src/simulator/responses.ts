@@ -7,14 +7,15 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 /** What a route answers, before rate headers, faults and latency are applied. */
 export interface RouteResult {
   status: number;
-  body: string;
+  /** text, or bytes when a test serves what is not UTF-8 */
+  body: string | Buffer;
   contentType?: string;
   headers?: Record<string, string>;
 }
 
 /** How an answer goes out and is logged: a whole response, or just the final status before raw writes. */
 export interface Reply {
-  send(status: number, body: string, headers: Record<string, string>, contentType?: string): void;
+  send(status: number, body: string | Buffer, headers: Record<string, string>, contentType?: string): void;
   done(status: number): void;
 }
 

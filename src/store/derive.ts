@@ -4,7 +4,7 @@
 // serve a batch during `sync` and the whole database during `rebuild`.
 
 import type { Database, Params } from './database.js';
-import { detailState, normaliseDetail, normaliseSummary, type ConversationFields, type Drift, type NormalisedDetail } from './normalise.js';
+import { detailState, normaliseDetailText, normaliseSummary, setAsideUnstorable, type ConversationFields, type Drift, type NormalisedDetail } from './normalise.js';
 import { deriveSpaceConfig } from './space-config.js';
 
 /** `column IN ($1, …, $n)` for a batch of ids (the same numbered parameters may appear several times). */
@@ -158,17 +158,21 @@ export async function rebuild(db: Database): Promise<void> {
     for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table}`);
     await db.run(`CREATE OR REPLACE TEMP TABLE _detail_states (id VARCHAR, invalid_reason VARCHAR, detail_state VARCHAR, is_final BOOLEAN)`);
     // Details first: each one's state is what decides whether its list entry wins.
-    await pages<{ id: string; space: string; fetched_at: Date; body: string | null; listed_at: Date | null; deleted_at: Date | null }>(
+    await pages<{ id: string; space: string; fetched_at: Date; body: string | null; invalid_reason: string | null; listed_at: Date | null; deleted_at: Date | null }>(
       db,
       'raw_conversations',
-      (range) => `SELECT d.id, d.space, d.fetched_at, d.body, l.listed_at, x.seen_deleted_at AS deleted_at
+      (range) => `SELECT d.id, d.space, d.fetched_at, d.body, d.invalid_reason, l.listed_at, x.seen_deleted_at AS deleted_at
         FROM (SELECT rowid, * FROM raw_conversations WHERE ${range}) d
         LEFT JOIN (SELECT id, listed_at FROM raw_listed_conversations) l USING (id)
         LEFT JOIN deleted_conversations x USING (id)`,
       async (rows) => {
         const parted = rows.filter((r) => r.body === null).map((r) => r.id);
         const bodies = await bodiesInParts(db, parted);
-        const derived = rows.map((r) => ({ id: r.id, normalised: normaliseDetail(parseOrNull(r.body ?? bodies.get(r.id) ?? ''), r.id) }));
+        // an empty body is one not kept (over the size limit): its reason stays the one it was set aside with
+        const derived = rows.map((r) => ({
+          id: r.id,
+          normalised: r.body === '' ? setAsideUnstorable(r.invalid_reason ?? 'body is empty') : normaliseDetailText(r.body ?? bodies.get(r.id) ?? '', r.id),
+        }));
         await stage(db, '_detail_state_rows', ['id', 'invalid_reason', 'detail_state', 'is_final'], derived.map((d) => {
           const n = d.normalised;
           return [d.id, n.usable ? null : n.reason, detailState(n), String(n.usable && n.fields.is_final)];

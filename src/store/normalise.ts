@@ -61,6 +61,7 @@ export const COERCIONS = {
   scalarToText: 'number or boolean → text',
   loneSurrogate: 'lone UTF-16 surrogate → U+FFFD',
   missingTime: 'missing time → NULL',
+  notUtf8: 'byte not UTF-8 → U+FFFD',
 } as const;
 
 export interface UsableDetail {
@@ -295,6 +296,23 @@ export function normaliseDetail(body: unknown, id: string): NormalisedDetail {
     if (!(err instanceof Ambiguous)) throw err;
     return { usable: false, reason: err.message, path: err.path, drift: r.drift };
   }
+}
+
+/** A detail from its body text: text that is not JSON is set aside with the parser's reason. */
+export function normaliseDetailText(text: string, id: string): NormalisedDetail {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    return { usable: false, reason: `body is not valid JSON (${err instanceof Error ? err.message : String(err)})`, path: '', drift: [] };
+  }
+  return normaliseDetail(body, id);
+}
+
+/** The detail read from a body whose bytes were not all UTF-8: those read as U+FFFD, a coercion. */
+export function readAsNotUtf8(n: NormalisedDetail): NormalisedDetail {
+  if (!n.usable) return n;
+  return { ...n, coerced: true, drift: [...n.drift, { path: '', kind: 'coerced', note: COERCIONS.notUtf8 }] };
 }
 
 /** What a stored detail is: its values exactly, some coerced by a rule, or set aside. */

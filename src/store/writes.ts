@@ -3,7 +3,7 @@
 
 import type { Database } from './database.js';
 import { deleteChildRows, idParams, inIds, insertChildRows, insertConversationRows, parseOrNull, stage, type ConversationRow } from './derive.js';
-import { detailState, normaliseDetail, normaliseSummary, type NormalisedDetail } from './normalise.js';
+import { detailState, normaliseDetail, normaliseDetailText, normaliseSummary, readAsNotUtf8, type NormalisedDetail } from './normalise.js';
 import { saveSpaceConfig } from './space-config.js';
 
 export interface ListedConversation {
@@ -28,6 +28,13 @@ export interface DeferredRows {
   usable: true;
   coerced: boolean;
   deferred: true;
+  notUtf8: boolean;
+}
+
+/** How the crawl read a body: parsed already, and whether its bytes were all UTF-8. */
+export interface BodyRead {
+  parsed: unknown;
+  notUtf8: boolean;
 }
 
 /** A detail as it is written: its body as text and its rows read. */
@@ -453,15 +460,19 @@ export async function setMeta(db: Database, key: string, value: string): Promise
  * (UTF-16 once it holds an emoji) with its rows it would cost several times its size, and a
  * crawl's workers still in flight when the held results meet their cap add theirs to it.
  */
-export function fetchedDetail(id: string, fetchedAt: Date, body: string, storedAt?: StoredAt, parsed: unknown = parseOrNull(body)): FetchedDetail {
-  const normalised = normaliseDetail(parsed, id);
+export function fetchedDetail(id: string, fetchedAt: Date, body: string, storedAt?: StoredAt, read?: BodyRead): FetchedDetail {
+  const notUtf8 = read?.notUtf8 === true;
+  const read1 = read ? normaliseDetail(read.parsed, id) : normaliseDetailText(body, id);
+  const normalised = notUtf8 ? readAsNotUtf8(read1) : read1;
   if (body.length <= INLINE_BODY_CHARS || !normalised.usable) return { id, fetchedAt, body, normalised, storedAt };
-  return { id, fetchedAt, body: Buffer.from(body, 'utf8'), normalised: { usable: true, coerced: normalised.coerced, deferred: true }, storedAt };
+  return { id, fetchedAt, body: Buffer.from(body, 'utf8'), normalised: { usable: true, coerced: normalised.coerced, deferred: true, notUtf8 }, storedAt };
 }
 
 /** The detail with its body as text and its rows read again where they wait (the same rules give the same rows). */
 function readDetail(d: FetchedDetail): ReadDetail {
   const body = typeof d.body === 'string' ? d.body : d.body.toString('utf8');
-  const normalised = 'deferred' in d.normalised ? normaliseDetail(parseOrNull(body), d.id) : d.normalised;
-  return { ...d, body, normalised };
+  const n = d.normalised;
+  if (!('deferred' in n)) return { ...d, body, normalised: n };
+  const again = normaliseDetailText(body, d.id);
+  return { ...d, body, normalised: n.notUtf8 ? readAsNotUtf8(again) : again };
 }

@@ -47,7 +47,12 @@ describe('classifyResponse', () => {
     expect(() => classifyResponse(head(404), body('{"code":"not_found"}'), ctx)).toThrow(NotFoundError);
     expect(() => classifyResponse(head(302, { location: 'https://evil.example/x' }), null, ctx)).toThrow(/redirect to https:\/\/evil\.example\/x; redirects are not followed/);
     expect(() => classifyResponse(head(422), body('{"code":"validation_failed","message":"per_page"}'), ctx)).toThrow(ApiError);
-    expect(() => classifyResponse(head(200), Buffer.from([0x7b, 0xff, 0x7d]), ctx)).toThrow(/not valid UTF-8/);
+  });
+
+  it('reads bytes that are not UTF-8 as U+FFFD and says so', () => {
+    const bytes = Buffer.concat([Buffer.from('{"s":"a'), Buffer.from([0xff]), Buffer.from('b"}')]);
+    expect(classifyResponse(head(200), bytes, ctx)).toEqual({ kind: 'ok', result: { status: 200, json: { s: 'a\uFFFDb' }, text: '{"s":"a\uFFFDb"}', notUtf8: true } });
+    expect(classifyResponse(head(200), body('{"s":"ab"}'), ctx)).toEqual({ kind: 'ok', result: { status: 200, json: { s: 'ab' }, text: '{"s":"ab"}' } });
   });
 });
 
