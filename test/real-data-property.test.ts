@@ -1,8 +1,8 @@
 // The whole write path against random mixes of real-world data: for each seed the simulator
 // draws long conversations, hard text, type drift and deletions, two syncs run over HTTP into a
 // real DuckDB file (the second after more conversations vanish), and every listed conversation
-// must end stored exactly, coerced, set aside or deleted, as the simulator's truth says. Seeds
-// 101 and 105 run the writer under a 12 MB cap, so writes must split and retry to get through.
+// must end stored exactly, coerced, set aside or deleted, as the simulator's truth says. Seed
+// 101 runs the writer under a 12 MB cap, so writes must split and retry to get through.
 // `npm run bench -- --only realdata` runs more seeds.
 import { afterAll, describe, expect, it } from 'vitest';
 import { sync } from '../src/crawler/sync.js';
@@ -10,7 +10,7 @@ import { Rng } from '../src/simulator/index.js';
 import { scratch } from './support/scratch.js';
 import { expectStoreMatchesTruth } from './support/store-vs-truth.js';
 
-const SEEDS = [101, 102, 103, 104, 105];
+const SEEDS = [101, 102, 104];
 const { simulator, tempDb } = scratch('real-data-property', { rateLimit: 100_000 });
 const ran: string[] = [];
 
