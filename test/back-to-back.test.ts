@@ -2,6 +2,7 @@
 // last run's requests went, and the new run's limiter starts from them, so it sends nothing into a
 // 429 and does not wait the window out as if another client held it. Over HTTP, at 60 a window.
 import { describe, expect, it } from 'vitest';
+import { syncSpaces } from '../src/crawler/spaces.js';
 import { sync } from '../src/crawler/sync.js';
 import type { RequestLogEntry, Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
@@ -43,5 +44,30 @@ describe('a sync started right after a stopped one', () => {
     expect(secondRequests.length).toBeGreaterThan(60);
     expect(secondRequests.filter((r) => r.status === 429).map((r) => `${secondRequests.indexOf(r)} ${r.path}`)).toEqual([]);
     expect(second.throttled).toBe(0);
+  }, 60_000);
+
+  it('counts them before its first request when the space is configured with its slug', async () => {
+    // a fixed window stays full until it ends, so a request sent into it is a 429 whatever the timing
+    const windowMs = 10_000;
+    const sim = await simulator({ seed: 297, conversations: 20, rateLimit: 60, windowMs, rateAlgorithm: 'fixed' });
+    const dbPath = tempDb();
+    const settings = { baseUrl: sim.baseUrl, apiKey: sim.apiKey, windowMs };
+    const first = await sync({ ...settings, dbPath });
+    expect(first.status).toBe('ok');
+    // the rest of the window spent by the same database's run: sent, and stored as its sends
+    const spent = own(sim).length;
+    const fill = 60 - spent;
+    for (let i = 0; i < fill; i++) await fetch(`${sim.baseUrl}/spaces`, { headers: { authorization: `Bearer ${sim.apiKey}` } });
+    expect(own(sim).filter((r) => r.status === 429)).toEqual([]);
+    await Database.with(dbPath, (db) =>
+      db.run(`INSERT INTO rate_limit_sends SELECT space, base_url, now(), key_limit FROM rate_limit_sends, range(${fill}) LIMIT ${fill}`),
+    );
+
+    // at once, a config run of the same space: not even its GET /spaces goes into the full window
+    const second = await syncSpaces({ spaces: [{ ...settings, label: 'main', slug: sim.dataset.space.slug }], dbPath });
+    expect(second.spaces.map((o) => o.status)).toEqual(['ok']);
+    const secondRequests = own(sim).slice(60);
+    expect(secondRequests[0]!.path).toMatch(/\/spaces$/);
+    expect(secondRequests.filter((r) => r.status === 429).map((r) => `${secondRequests.indexOf(r)} ${r.path}`)).toEqual([]);
   }, 60_000);
 });

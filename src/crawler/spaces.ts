@@ -4,6 +4,7 @@
 // (GET /spaces); a space whose key is refused or whose server cannot be reached is reported and
 // skipped, the others are crawled at once.
 
+import { peekAllRecentSends } from '../store/recent-sends.js';
 import { AuthError } from '../api/client.js';
 import type { ApiClient } from '../api/client.js';
 import { InvalidInputError } from '../shared/errors.js';
@@ -98,12 +99,22 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
   try {
     const outcomes: SpaceOutcome[] = [];
     const resolved: Resolved[] = [];
+    // A configured space's last sends are counted before its GET /spaces: that request, too, must
+    // not meet a window the last run filled.
+    const earlier = await peekAllRecentSends(options.dbPath).catch(() => []);
+    const seeded = new Set<number>();
     // Every key is proven (and every slug read) before anything is stored.
     await Promise.all(
       options.spaces.map(async (target, i) => {
         if (!needed[i]) return;
         const client = spaceClient(target, options);
         clients.push(client);
+        const base = `${client.baseUrl.origin}${client.baseUrl.pathname}`;
+        const sends = earlier.find((s) => s.space === target.slug && s.baseUrl === base);
+        if (sends) {
+          client.limiter.seedEarlierSends(sends.sentAt.map((t) => Date.now() - t), sends.keyLimit ?? undefined);
+          seeded.add(i);
+        }
         try {
           resolved.push({ target: i, client, space: (await client.getSpace()).slug });
         } catch (err) {
@@ -135,7 +146,7 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
         const onProgress = options.onProgress;
         const crawl: CrawlOptions = { ...options, onProgress: onProgress ? (p) => onProgress(r.space, p) : undefined };
         try {
-          const summary = await crawlSpace(crawl, { client: r.client, writer, space: r.space });
+          const summary = await crawlSpace(crawl, { client: r.client, writer, space: r.space, ...(seeded.has(r.target) ? { seeded: r.space } : {}) });
           outcomes.push({ target: r.target, space: r.space, status: summary.status, summary, error: null, counters: null });
         } catch (err) {
           outcomes.push({

@@ -47,23 +47,37 @@ export async function loadRecentSends(db: Database, baseUrl: string, space: stri
 
 /**
  * Before GET /spaces has named the key's space: the sends stored for `baseUrl`, when they are one
- * space's. Read-only and without waiting for a lock, so a refused key leaves the file as it was.
+ * space's (see peekAllRecentSends).
  */
 export async function peekRecentSends(dbPath: string, baseUrl: string): Promise<RecentSends | null> {
-  if (!existsSync(dbPath)) return null;
+  const spaces = (await peekAllRecentSends(dbPath)).filter((s) => s.baseUrl === baseUrl);
+  return spaces.length === 1 ? spaces[0]! : null;
+}
+
+/**
+ * Every space's stored sends, read before any request (GET /spaces too must not meet a window the
+ * last run filled). Read-only and without waiting for a lock, so a refused key leaves the file as it was.
+ */
+export async function peekAllRecentSends(dbPath: string): Promise<(RecentSends & { baseUrl: string })[]> {
+  if (!existsSync(dbPath)) return [];
   return Database.with(
     dbPath,
     async (db) => {
       const table = await db.one<{ n: number }>(
         `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = current_database() AND table_name = '${TABLE}'`,
       );
-      if (!table?.n) return null;
-      const rows = await db.all<{ space: string; sent_at_ms: number; key_limit: number | null }>(
-        `SELECT space, epoch_ms(sent_at)::DOUBLE AS sent_at_ms, key_limit FROM ${TABLE} WHERE base_url = ? ORDER BY sent_at`,
-        [baseUrl],
+      if (!table?.n) return [];
+      const rows = await db.all<{ space: string; base_url: string; sent_at_ms: number; key_limit: number | null }>(
+        `SELECT space, base_url, epoch_ms(sent_at)::DOUBLE AS sent_at_ms, key_limit FROM ${TABLE} ORDER BY space, base_url, sent_at`,
       );
-      if (rows.length === 0 || new Set(rows.map((r) => r.space)).size !== 1) return null;
-      return { space: rows[0]!.space, sentAt: rows.map((r) => Number(r.sent_at_ms)), keyLimit: rows[0]!.key_limit };
+      const out = new Map<string, RecentSends & { baseUrl: string }>();
+      for (const r of rows) {
+        const key = `${r.space}\n${r.base_url}`;
+        let s = out.get(key);
+        if (!s) out.set(key, (s = { space: r.space, baseUrl: r.base_url, sentAt: [], keyLimit: r.key_limit }));
+        s.sentAt.push(Number(r.sent_at_ms));
+      }
+      return [...out.values()];
     },
     { readOnly: true, lockTimeoutMs: 0 },
   );
