@@ -3,8 +3,7 @@
 // the CLI write through DuckDB. Nothing here re-runs the reports' SQL.
 
 import { DuckDBInstance } from '@duckdb/node-api';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationDetail, ConversationSummary, NodePathEntry, ToolCallEntry } from '../src/api/types.js';
@@ -15,6 +14,9 @@ import { sync } from '../src/crawler/sync.js';
 import { Database } from '../src/store/database.js';
 import { fetchedDetail, finishRun, saveDetails, startRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../src/store/writes.js';
 import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('reports');
 
 // ------------------------------------------------------------------------------------------
 // fixture: the simulator's data, synced over HTTP into a DuckDB file
@@ -84,7 +86,7 @@ const toolNames = new Map<string, string>();
 // deleted at the source before its detail was fetched, one whose numbers came as text, and
 // detail errors recorded for some of those.
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-reports-'));
+  dir = fileDir();
   dbPath = join(dir, 'reports.duckdb');
   sim = await startSimulator({ seed: 11, conversations: 700, now: NOW, days: 21, exoticValues: true, rateLimit: 100_000 });
   dataset = sim.dataset;
@@ -122,7 +124,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** What a later sync writes when the API sends an unusable body or a detail fails for good. */
@@ -407,7 +408,7 @@ async function run(
   name: string,
   options: Partial<RunReportsOptions> & { filters?: ReportFilters } = {},
 ): Promise<{ out: string; results: Awaited<ReturnType<typeof runReports>> }> {
-  const out = mkdtempSync(join(dir, `${name}-`));
+  const out = fileDir(name);
   const results = await runReports({ dbPath, outDir: out, ...options });
   return { out, results };
 }
@@ -1084,7 +1085,7 @@ describe('convoduck report (CLI)', () => {
   });
 
   it('writes the files from any working directory and says where each went', async () => {
-    const cwd = mkdtempSync(join(dir, 'cwd-'));
+    const cwd = fileDir('cwd');
     const result = await runCli(
       ['report', 'outcomes', 'conversation_list', '--db', dbPath, '--agent', convs[0]!.agentId],
       {},
