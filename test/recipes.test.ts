@@ -7,9 +7,9 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSyn
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { Simulator } from '../src/simulator/index.js';
 import { CLI } from './support/cli.js';
-import { at, parseYaml, type Yaml } from './support/mini-yaml.js';
 import { place, recipe } from './support/doc-recipes.js';
 import { scratch } from './support/scratch.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
@@ -252,6 +252,20 @@ describe('the systemd service and timer', () => {
 });
 
 // ---------- GitHub Actions and GitLab CI ----------
+
+/** A YAML document as data, read by the \`yaml\` package (YAML 1.2: \`on\` is a key, not a boolean). */
+type Yaml = string | number | boolean | null | Yaml[] | { [key: string]: Yaml };
+const parseYaml = (text: string): Yaml => parse(text) as Yaml;
+
+/** A mapping's value at a path of keys (and numeric indexes), or undefined. */
+function at(doc: Yaml | undefined, ...path: (string | number)[]): Yaml | undefined {
+  let node = doc;
+  for (const key of path) {
+    if (node === undefined || node === null || typeof node !== 'object') return undefined;
+    node = Array.isArray(node) ? (typeof key === 'number' ? node[key] : undefined) : node[key];
+  }
+  return node;
+}
 
 const asMap = (y: Yaml | undefined): Record<string, Yaml> => (y && typeof y === 'object' && !Array.isArray(y) ? y : {});
 const asList = (y: Yaml | undefined): Yaml[] => (Array.isArray(y) ? y : []);
