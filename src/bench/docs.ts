@@ -44,7 +44,8 @@ interface Block {
 }
 
 function markdownTable(headers: string[], rows: string[][]): string {
-  return [headers, headers.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(headers), `|${headers.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
 }
 
 const mb = (x: number): string => `${fixed(x, 0)} MB`;

@@ -66,7 +66,7 @@ describe('writeBenchDocs', () => {
   it('writes the blocks of the sections that ran from their figures', () => {
     expect(block(written, 'stored').split('\n').slice(0, 4)).toEqual([
       '| stored | file | generated in | peak RSS | wall | details/s | CPU |',
-      '| --- | --- | --- | --- | --- | --- | --- |',
+      '|---|---|---|---|---|---|---|',
       '| 10,000 | 12 MB | 1.40 s | **202 MB** | 9.31 s | 216 | 11.4 s |',
       '| 1,000,000 | 912 MB | 72.1 s | **215 MB** | 18.0 s | 111 | 25.2 s |',
     ]);
