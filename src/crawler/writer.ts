@@ -131,8 +131,8 @@ export class BatchWriter {
           if (job.kind === 'work') await run(job, () => workWithFallback(opening, job.work));
           else if (job === flushes[0]) await this.saveFlushes(opening, flushes);
         }
-        // Closing checkpoints the file, and close() is synchronous: on a large database that held
-        // the event loop while requests in flight stalled. Checkpointing first runs the same work
+        // Closing checkpoints the file, and close() is synchronous: on a large database that would
+        // hold the event loop while requests in flight wait. Checkpointing first runs the same work
         // on DuckDB's threads; the close then has nothing left to write.
         const db = await opening.db();
         checkpointed = await db.checkpoint(this.checkpointMemoryLimit).then(
