@@ -1,13 +1,15 @@
 // Every command with bad flags and settings: one line on stderr naming the problem and the fix,
 // the documented exit code, no stack trace, and existing files byte for byte unchanged.
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { describeCommandLineError } from '../src/cli/command-line-errors.js';
 import { Database } from '../src/store/database.js';
 import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('bad');
 
 let dir: string;
 let db: string;
@@ -16,7 +18,7 @@ let readOnlyDir: string;
 const loopback = 'http://127.0.0.1:9/api/v1'; // nothing listens: a case that reached the network would fail differently
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-bad-'));
+  dir = fileDir();
   db = join(dir, 'existing.duckdb');
   await Database.with(db, async (d) => {
     await d.run(`INSERT INTO convoduck_meta VALUES ('marker', 'keep me')`);
@@ -30,10 +32,6 @@ beforeAll(async () => {
     mkdirSync(readOnlyDir);
     chmodSync(readOnlyDir, 0o500);
   }
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 function snapshot(): Map<string, Buffer> {

@@ -1,13 +1,14 @@
 // Chaos: ten rounds of sync against a simulator that fails in every way it can, each round
 // killed with SIGKILL at a random point and restarted until it finishes. After every round the
 // database holds exactly the simulator's data, with no duplicate key.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng, startSimulator, type Simulator } from '../src/simulator/index.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 import { startCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('chaos');
 
 const ROUNDS = 10;
 const WINDOW_MS = 2_000;
@@ -25,12 +26,11 @@ beforeAll(async () => {
     latency: { listMs: 30, detailMs: 15, otherMs: 5 },
     faults: { error5xx: 0.04, drop: 0.01, truncate: 0.01 },
   });
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-chaos-'));
+  dir = fileDir();
 });
 
 afterAll(async () => {
   await sim.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('chaos', () => {

@@ -2,19 +2,14 @@
 // the built CLI: each space's findings under its slug, at most five requests per key, one revoked
 // key named in one line with its space (never the key) and exit 3, the worst space deciding the
 // exit code, --space choosing spaces (an unknown slug: one line, exit 2), one space's output as before.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RequestLogEntry, Simulator, SimulatorOptions } from '../src/simulator/index.js';
 import { runCli, type CliResult } from './support/cli.js';
 import { scratch } from './support/scratch.js';
 
-const { simulator } = scratch('check-spaces');
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const { simulator, tempDir } = scratch('check-spaces');
 
 /** Seeds whose spaces have three different slugs. */
 const SEEDS = [141, 142, 143] as const;
@@ -30,8 +25,7 @@ async function threeSpaces(options: (SimulatorOptions | undefined)[] = []): Prom
 
 /** A config file for `sims` (keys in variables SPACE_i_KEY); `slugs` writes each space's slug (or one given). */
 function job(sims: Simulator[], slugs: (string | null)[] | 'none' = 'none'): { config: string; env: NodeJS.ProcessEnv } {
-  const dir = mkdtempSync(join(tmpdir(), 'convoduck-check-spaces-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const config = join(dir, 'spaces.toml');
   const tables = sims.map((sim, i) => {
     const slug = slugs === 'none' ? null : (slugs[i] ?? sim.space);

@@ -1,28 +1,16 @@
 // `convoduck check` run as a user runs it (the built CLI) against the simulator on 127.0.0.1:
 // what it finds, its exit codes, and that it never spends more than five requests.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Simulator } from '../src/simulator/index.js';
 import { runCli, type CliResult } from './support/cli.js';
+import { scratch } from './support/scratch.js';
 
 const NOW = new Date('2026-11-01T12:00:00Z');
-const running: Simulator[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'convoduck-check-'));
-
-async function simulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  const sim = await startSimulator({ now: NOW, conversations: 500, ...options });
-  running.push(sim);
-  return sim;
-}
-
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
-
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { simulator, fileDir } = scratch('check', { now: NOW, conversations: 500 });
+const dir = fileDir();
 
 function check(sim: Simulator, args: string[] = [], key = sim.apiKey): Promise<CliResult> {
   return runCli(['check', ...args], { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: key });

@@ -1,11 +1,13 @@
 // One sync per database; readers (report, query, status) work while it runs.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 import { runCli, startCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('concurrency');
 
 let sim: Simulator;
 let dir: string;
@@ -13,12 +15,11 @@ let dir: string;
 beforeAll(async () => {
   // Slow details keep the sync running for several seconds.
   sim = await startSimulator({ seed: 71, conversations: 500, rateLimit: 100_000, latency: { detailMs: 400 } });
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-concurrency-'));
+  dir = fileDir();
 });
 
 afterAll(async () => {
   await sim.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('a sync and other commands on one database', () => {

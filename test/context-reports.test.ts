@@ -3,8 +3,6 @@
 // simulator's own data and edits, and compared with the CSV files the runner writes from a
 // database synced over real HTTP. Nothing here re-runs the reports' SQL.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDetail, ConversationDetail } from '../src/api/types.js';
@@ -13,6 +11,9 @@ import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { sync } from '../src/crawler/sync.js';
 import { readCsv } from './support/html-page.js';
 import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('context-reports');
 
 const NOW = new Date('2026-11-06T12:00:00Z');
 const HOUR = 3_600_000;
@@ -31,7 +32,7 @@ let edited: { agent: AgentDetail; at: Date }[];
 let secondSync: { from: number; to: number };
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-context-reports-'));
+  dir = fileDir();
   dbPath = join(dir, 'context.duckdb');
   sim = await startSimulator({ seed: 41, conversations: 1500, now: NOW, days: 28, rateLimit: 100_000 });
   const base = { baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, now: () => sim.clock() };
@@ -69,11 +70,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function report(name: string, filters: ReportFilters = {}): Promise<Record<string, string>[]> {
-  const out = mkdtempSync(join(dir, `${name}-`));
+  const out = fileDir(name);
   await runReports({ dbPath, outDir: out, names: [name], filters });
   return readCsv(join(out, `${name}.csv`));
 }
@@ -224,7 +224,7 @@ describe('agent_changes', () => {
   });
 
   it('--days and --channel set the windows and the conversations counted; --from selects changes (CLI)', async () => {
-    const out = mkdtempSync(join(dir, 'days-'));
+    const out = fileDir('days');
     const result = await runCli(['report', 'agent_changes', '--db', dbPath, '--out', out, '--days', '3', '--channel', 'voice']);
     expect(result.code, result.stderr).toBe(0);
     expectRows(readCsv(join(out, 'agent_changes.csv')), expected(3, 'voice'), 'agent_changes --days 3 --channel voice');

@@ -1,25 +1,25 @@
 // A sync killed with SIGKILL at any point, then started again, ends with exactly the
 // simulator's data and no duplicate key.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 import { runCli, startCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('crash');
 
 let sim: Simulator;
 let dir: string;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 31, conversations: 1500, rateLimit: 100_000, latency: { detailMs: 5, listMs: 30 } });
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-crash-'));
+  dir = fileDir();
 });
 
 afterAll(async () => {
   await sim.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('sync killed with SIGKILL', () => {

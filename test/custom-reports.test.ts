@@ -3,14 +3,16 @@
 // listed by --list; a name taken by a built-in report, or a folder that is missing or not a
 // folder, is one line and exit 2 with nothing written. Over a real sync from the simulator.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sync } from '../src/crawler/sync.js';
 import { loadReports } from '../src/reports/index.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('custom');
 
 const NOW = new Date('2026-11-06T12:00:00Z');
 
@@ -39,7 +41,7 @@ ORDER BY agent_id;
 `;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-custom-'));
+  dir = fileDir();
   dbPath = join(dir, 'custom.duckdb');
   sim = await startSimulator({ seed: 9, conversations: 150, now: NOW, days: 10, rateLimit: 100_000 });
   const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, now: () => sim.clock() });
@@ -53,7 +55,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** What voice_calls must hold, from the simulator's own data: agent_id → [calls, last start]. */

@@ -1,29 +1,27 @@
 // `convoduck export`: files written by DuckDB's COPY, read back with DuckDB and compared row
 // for row (EXCEPT ALL both ways) with the tables they came from.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../src/shared/errors.js';
 import { exportTables, MANIFEST_FILE, parseTableList } from '../src/exports/export.js';
 import { Database } from '../src/store/database.js';
 import { PUBLIC_TABLES } from '../src/store/schema.js';
 import { runCli } from './support/cli.js';
 import { buildFixture } from './support/exports-fixture.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('export');
 
 let dir: string;
 let dbPath: string;
 let n = 0;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-export-'));
+  dir = fileDir();
   dbPath = join(dir, 'fixture.duckdb');
   await buildFixture(dbPath);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const outDir = () => join(dir, `out-${++n}`);

@@ -2,13 +2,12 @@
 // aside (kept raw, with its reason), so is one over the size limit (not kept); one that was no
 // JSON at all is a clear recorded error for that conversation; the run goes on, and nothing else
 // is affected.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HOSTILE_KINDS, startSimulator, type HostileKind, type Simulator } from '../src/simulator/index.js';
 import { sync, type SyncSummary } from '../src/crawler/sync.js';
 import { Database } from '../src/store/database.js';
+import { scratch } from './support/scratch.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 
 /** Kinds whose body is JSON but not a usable conversation: kept raw, set aside with the reason
@@ -30,6 +29,7 @@ interface HostileRun {
   summary: SyncSummary;
 }
 
+const { fileDir } = scratch('hostile');
 const cleanups: (() => Promise<void>)[] = [];
 
 afterAll(async () => {
@@ -39,11 +39,8 @@ afterAll(async () => {
 /** A simulator with one conversation broken in each hostile way, synced once into a new database. */
 async function hostileRun(): Promise<HostileRun> {
   const sim = await startSimulator({ seed: 51, conversations: 300, rateLimit: 100_000 });
-  const dir = mkdtempSync(join(tmpdir(), 'convoduck-hostile-'));
-  cleanups.push(async () => {
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const dir = fileDir('run');
+  cleanups.push(() => sim.close());
   const dbPath = join(dir, 'hostile.duckdb');
   const broken = new Map<HostileKind, string>();
   const finished = sim.dataset.conversations.filter((c) => c.outcome !== null);

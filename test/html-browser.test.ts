@@ -4,8 +4,7 @@
 // PDF go to reports/ for a person to look at. Without a browser the test says so in one line:
 // skipped on a workstation, failed under CI=true.
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
@@ -13,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sync } from '../src/crawler/sync.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('browser');
 
 // CHROMIUM_PATH, when set, is the only place looked at.
 const CANDIDATES = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -38,7 +40,7 @@ describe('report.html in headless Chromium', () => {
     let browser: Browser;
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'convoduck-browser-'));
+      dir = fileDir();
       const db = join(dir, 'demo.duckdb');
       const sim = await startSimulator({ seed: 7, conversations: 1500, now: NOW, days: 28, rateLimit: 100_000 });
       try {
@@ -55,7 +57,6 @@ describe('report.html in headless Chromium', () => {
 
     afterAll(async () => {
       await browser?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
     it('loads nothing, logs no error, and draws every chart with a size, on screen and on A4', async () => {

@@ -3,26 +3,25 @@
 // simulator dataset synced over HTTP and on a small dataset whose figures were worked out by hand
 // (support/hand-dataset.ts); the page loads nothing from anywhere and stays small.
 
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sync } from '../src/crawler/sync.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
 import { ALPHA, BETA, handId, writeHandDataset } from './support/hand-dataset.js';
 import { n, outsideReferences, parsePage, readCsv, type Page } from './support/html-page.js';
 import { csvIn, expectPageMatchesCsv, type Csv } from './support/page-vs-csv.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('html');
 
 const NOW = new Date('2026-11-23T12:00:00Z');
 const TWO_MB = 2 * 1024 * 1024;
 let dir: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-html-'));
-});
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = fileDir();
 });
 
 interface Written {
@@ -111,7 +110,7 @@ describe('on a demo-like dataset (3,000 conversations over 28 days, synced from 
 
 describe('convoduck demo', () => {
   it('also writes report.html (the last 14 days) and prints its path', async () => {
-    const cwd = mkdtempSync(join(dir, 'demo-cwd-'));
+    const cwd = fileDir('demo-cwd');
     const demo = await runCli(['demo', '--conversations', '400', '--dir', 'db', '--out', 'out'], {}, cwd);
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stderr).toMatch(/^report: out\/report\.html \(last 14 days, compared with the 14 before\)$/m);

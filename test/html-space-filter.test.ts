@@ -1,17 +1,15 @@
 // `report --html --space SLUG`: the page's header names the space filter as it names the agent and
 // channel filters (two spaces synced from simulators into one database over real HTTP).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { syncSpaces } from '../src/crawler/spaces.js';
 import { runCli } from './support/cli.js';
 import { unescape } from './support/html-page.js';
 import { scratch } from './support/scratch.js';
 
-const { simulator, tempDb } = scratch('html-space');
-const out = mkdtempSync(join(tmpdir(), 'convoduck-html-space-'));
-afterAll(() => rmSync(out, { recursive: true, force: true }));
+const { simulator, tempDb, fileDir } = scratch('html-space');
+const out = fileDir();
 
 /** The header's lines as people read them (tags dropped), and its h1. */
 function header(dir: string): { h1: string; lines: string[] } {

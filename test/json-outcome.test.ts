@@ -1,23 +1,23 @@
 // Every command that has --json prints exactly one JSON object on stdout whatever the outcome, so a
 // scheduler always has something to parse; without --json stdout stays empty on failure.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('json-outcome');
 
 let sim: Simulator;
 let dir: string;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 83, conversations: 5, rateLimit: 100_000 });
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-json-outcome-'));
+  dir = fileDir();
 });
 
 afterAll(async () => {
   await sim.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** stdout must be exactly one JSON object on one line, and stderr the same error in the house form. */

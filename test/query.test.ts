@@ -2,14 +2,13 @@
 // dataset, in every output format, with SQL and usage errors, and while another process
 // holds the file.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBTypeId, VARCHAR, type DuckDBValue } from '@duckdb/node-api';
 import { Command } from 'commander';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { registerQuery } from '../src/cli/commands/query.js';
 import { toCliError, UsageError } from '../src/cli/errors.js';
 import { QueryError } from '../src/shared/errors.js';
@@ -22,19 +21,18 @@ import { runCli, startCli } from './support/cli.js';
 import { buildFixture } from './support/exports-fixture.js';
 import { sync } from '../src/crawler/sync.js';
 import { startSimulator } from '../src/simulator/index.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('query');
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 let dir: string;
 let dbPath: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-query-'));
+  dir = fileDir();
   dbPath = join(dir, 'fixture.duckdb');
   await buildFixture(dbPath);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** runQuery in this process, output collected (no CLI start-up: fast). */

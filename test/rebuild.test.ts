@@ -1,17 +1,15 @@
 // `convoduck rebuild` re-derives every table from the raw responses without a single request.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../src/simulator/index.js';
 import { sync } from '../src/crawler/sync.js';
 import { Database } from '../src/store/database.js';
 import { SCHEMA_VERSION } from '../src/store/schema.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'convoduck-rebuild-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = scratch('rebuild').fileDir();
 
 describe('rebuild', () => {
   it('restores damaged derived tables from the raw responses with the API gone', async () => {

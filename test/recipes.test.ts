@@ -3,32 +3,25 @@
 // key file → a temp file), then run once each the way their scheduler runs them. The "install" is
 // a bin folder with a `convoduck` link to the built CLI, which is what `npm install -g` leaves.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { Simulator } from '../src/simulator/index.js';
 import { CLI } from './support/cli.js';
-import { at, parseYaml, type Yaml } from './support/mini-yaml.js';
 import { place, recipe } from './support/doc-recipes.js';
 import { scratch } from './support/scratch.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 import { parseUnit, runService, timeSpanMs, values } from './support/systemd-unit.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const { simulator } = scratch('recipes', { seed: 61, conversations: 120, rateLimit: 100_000 });
+const { simulator, tempDir } = scratch('recipes', { seed: 61, conversations: 120, rateLimit: 100_000 });
 const HOST = 'https://<your-host>/api/v1';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
 /** A temp area: `bin` holds the installed `convoduck`, `home` the user's home, `key` the key file. */
 function machine(sim: Simulator): { root: string; bin: string; home: string; key: string } {
-  const root = mkdtempSync(join(tmpdir(), 'convoduck-recipes-'));
-  dirs.push(root);
+  const root = tempDir();
   const bin = join(root, 'bin');
   const home = join(root, 'home');
   mkdirSync(bin);
@@ -210,8 +203,7 @@ describe('the systemd service and timer', () => {
     // Skipped only where the binary is missing: this image has it.
     const which = spawnSync('which', ['systemd-analyze'], { encoding: 'utf8' });
     if (which.status !== 0) return;
-    const dir = mkdtempSync(join(tmpdir(), 'convoduck-units-'));
-    dirs.push(dir);
+    const dir = tempDir();
     writeFileSync(join(dir, 'convoduck.service'), serviceText());
     writeFileSync(join(dir, 'convoduck.timer'), timerText());
     const r = spawnSync('systemd-analyze', ['verify', join(dir, 'convoduck.service'), join(dir, 'convoduck.timer')], { encoding: 'utf8' });
@@ -260,6 +252,20 @@ describe('the systemd service and timer', () => {
 });
 
 // ---------- GitHub Actions and GitLab CI ----------
+
+/** A YAML document as data, read by the \`yaml\` package (YAML 1.2: \`on\` is a key, not a boolean). */
+type Yaml = string | number | boolean | null | Yaml[] | { [key: string]: Yaml };
+const parseYaml = (text: string): Yaml => parse(text) as Yaml;
+
+/** A mapping's value at a path of keys (and numeric indexes), or undefined. */
+function at(doc: Yaml | undefined, ...path: (string | number)[]): Yaml | undefined {
+  let node = doc;
+  for (const key of path) {
+    if (node === undefined || node === null || typeof node !== 'object') return undefined;
+    node = Array.isArray(node) ? (typeof key === 'number' ? node[key] : undefined) : node[key];
+  }
+  return node;
+}
 
 const asMap = (y: Yaml | undefined): Record<string, Yaml> => (y && typeof y === 'object' && !Array.isArray(y) ? y : {});
 const asList = (y: Yaml | undefined): Yaml[] => (Array.isArray(y) ? y : []);

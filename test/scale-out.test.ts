@@ -4,22 +4,16 @@
 // what the two databases hold, run after run.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../src/simulator/index.js';
 import { CLI } from './support/cli.js';
 import { place, recipe } from './support/doc-recipes.js';
 import { scratch } from './support/scratch.js';
 
-const { simulator } = scratch('scale-out', { rateLimit: 100_000 });
+const { simulator, tempDir } = scratch('scale-out', { rateLimit: 100_000 });
 const TABLES = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits', 'agents'] as const;
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
 interface Machine {
   root: string;
@@ -118,8 +112,7 @@ async function keyRows(sql: (q: string) => Promise<Record<string, unknown>[]>): 
 
 describe('scale-out: machines exporting their spaces into one lake', () => {
   it('two machines’ jobs at the same moment: the lake read as one dataset holds exactly what both databases hold, run after run', async () => {
-    const shared = mkdtempSync(join(tmpdir(), 'convoduck-scale-out-'));
-    dirs.push(shared);
+    const shared = tempDir();
     const sims = await Promise.all([71, 72, 73].map((seed, i) => simulator({ seed, conversations: [60, 45, 50][i] })));
     const one = machine(shared, 'machine-1', sims.slice(0, 2));
     const two = machine(shared, 'machine-2', sims.slice(2));

@@ -1,11 +1,13 @@
 // The API key never appears in output, logs, the database, reports or exports; files holding
 // personal data are readable by their owner only.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runCli, type CliResult } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('secrets');
 
 const KEY = 'np_CANARY_secret_key_5f1c9e77';
 const WRONG_KEY = 'np_CANARY_wrong_key_0d2b4a11';
@@ -22,7 +24,7 @@ function filesUnder(path: string): string[] {
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 41, conversations: 400, rateLimit: 100_000, apiKey: KEY });
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-secrets-'));
+  dir = fileDir();
   const db = join(dir, 'convoduck.duckdb');
   const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: KEY, CONVODUCK_DB: db };
   outputs.push(await runCli(['sync', '--json'], env));
@@ -37,7 +39,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('secrets', () => {

@@ -2,8 +2,7 @@
 // order with the run's parameters bound, never listed as reports; an author's mistake in such a
 // file is one clear error. Over a real sync from the simulator into a real DuckDB file.
 
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sync } from '../src/crawler/sync.js';
@@ -16,6 +15,9 @@ import {
 } from '../src/reports/index.js';
 import { QueryError } from '../src/shared/errors.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('shared');
 
 const NOW = new Date('2026-11-06T12:00:00Z');
 
@@ -24,7 +26,7 @@ let dbPath: string;
 let sim: Simulator;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-shared-'));
+  dir = fileDir();
   dbPath = join(dir, 'shared.duckdb');
   sim = await startSimulator({ seed: 5, conversations: 120, now: NOW, days: 10, rateLimit: 100_000 });
   const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, now: () => sim.clock() });
@@ -33,12 +35,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A fresh folder with these files (name → SQL); `withPackage` copies the package's shared files in first. */
 function folder(label: string, files: Record<string, string>, withPackage = false): string {
-  const path = mkdtempSync(join(dir, `${label}-`));
+  const path = fileDir(label);
   if (withPackage) {
     for (const f of readdirSync(defaultSharedSqlDir())) copyFileSync(join(defaultSharedSqlDir(), f), join(path, f));
   }

@@ -3,13 +3,15 @@
 // an unknown slug is one line, exit 2, listing the known ones. The database: three simulated
 // spaces crawled over real HTTP in one run.
 import { DuckDBInstance } from '@duckdb/node-api';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncSpaces } from '../src/crawler/spaces.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('spaces-downstream');
 
 const SEEDS = [141, 142, 143] as const;
 const SIZES = [90, 70, 50] as const;
@@ -21,7 +23,7 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   sims = await Promise.all(SEEDS.map((seed, i) => startSimulator({ seed, conversations: SIZES[i], rateLimit: 100_000 })));
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-spaces-downstream-'));
+  dir = fileDir();
   dbPath = join(dir, 'spaces.duckdb');
   env = { CONVODUCK_DB: dbPath };
   const summary = await syncSpaces({
@@ -33,7 +35,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(sims.map((s) => s.close()));
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const slugs = () => sims.map((s) => s.space);
@@ -128,7 +129,7 @@ describe('query', () => {
 describe('report', () => {
   /** Runs `report` with --format json into a fresh folder; returns each report's rows. */
   async function reports(args: string[]): Promise<(name: string) => Record<string, unknown>[]> {
-    const out = mkdtempSync(join(dir, 'reports-'));
+    const out = fileDir('reports');
     const res = await runCli(['report', '--format', 'json', '--out', out, ...args], env);
     expect(res.code, res.stderr).toBe(0);
     return (name) => JSON.parse(readFileSync(join(out, `${name}.json`), 'utf8')) as Record<string, unknown>[];

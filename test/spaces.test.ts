@@ -3,11 +3,10 @@
 // only (exit 3, one line naming it, the key nowhere); a second run incremental per space; each
 // key held at its own limit in the same run; --space limits a run; a wrong slug stores nothing.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { syncSpaces } from '../src/crawler/spaces.js';
 import type { RequestLogEntry, Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
@@ -15,12 +14,7 @@ import { CLI, runCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';
 import { expectNoDuplicateKeys, expectStoreMatches } from './support/store-vs-simulator.js';
 
-const { simulator, tempDb } = scratch('spaces');
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
+const { simulator, tempDb, tempDir } = scratch('spaces');
 /** Seeds whose spaces have three different slugs (nordwind-service, soylent-help, initech-support). */
 const SEEDS = [141, 142, 143] as const;
 const SIZES = [260, 180, 120] as const;
@@ -38,8 +32,7 @@ interface Job {
 
 /** A config file for `sims` (one [[space]] each, keys in variables); `withSlugs` names each slug. */
 function job(sims: Simulator[], options: { withSlugs?: boolean; extra?: string[] } = {}): Job {
-  const dir = mkdtempSync(join(tmpdir(), 'convoduck-spaces-config-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const config = join(dir, 'spaces.toml');
   const tables = sims.map(
     (sim, i) =>
@@ -292,8 +285,7 @@ describe('settings and upgrades', () => {
     expect(run.stdout + run.stderr).not.toContain(sims[0]!.apiKey);
 
     // a key file that is not there: the same, without slugs (the space named by its table)
-    const dir = mkdtempSync(join(tmpdir(), 'convoduck-spaces-keyfile-'));
-    dirs.push(dir);
+    const dir = tempDir();
     const config = join(dir, 'spaces.toml');
     writeFileSync(
       config,
@@ -386,8 +378,7 @@ describe('the README’s multi-space config and cron line', () => {
   it('runs as written, cron’s bare environment and all: both spaces exact, run after run', async () => {
     // the second space's max_rpm (30 a real minute) leaves room for a few conversations per run
     const sims = await Promise.all([simulator({ seed: 141, conversations: 90, rateLimit: 100_000 }), simulator({ seed: 142, conversations: 8, rateLimit: 100_000 })]);
-    const root = mkdtempSync(join(tmpdir(), 'convoduck-spaces-cron-'));
-    dirs.push(root);
+    const root = tempDir();
     const [bin, home, work, etc] = ['bin', 'home', 'srv', 'etc'].map((d) => join(root, d)) as [string, string, string, string];
     for (const d of [bin, home, work, etc]) mkdirSync(d);
     chmodSync(CLI, 0o755);

@@ -1,9 +1,8 @@
 // `convoduck status`: counts and coverage read from a real database built from the
 // simulator's dataset, as JSON and as text.
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getStatus, type StatusReport } from '../src/exports/status.js';
 import { renderStatus } from '../src/cli/status-render.js';
 import { Database } from '../src/store/database.js';
@@ -12,19 +11,18 @@ import { startRun } from '../src/store/writes.js';
 import { runCli } from './support/cli.js';
 import { buildFixture, type Fixture } from './support/exports-fixture.js';
 import { formatInstant } from '../src/shared/time.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('status');
 
 let dir: string;
 let dbPath: string;
 let fixture: Fixture;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-status-'));
+  dir = fileDir();
   dbPath = join(dir, 'fixture.duckdb');
   fixture = await buildFixture(dbPath);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('status', () => {

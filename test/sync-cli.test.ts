@@ -1,13 +1,14 @@
 // `convoduck sync` as a scheduler runs it: --json prints one JSON object on stdout whatever the
 // outcome, and SIGTERM stops the run at once, with nothing sent after it and everything
 // served before it stored.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RequestLogEntry, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { startCli, runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('sync-cli');
 
 let sim: Simulator;
 let dir: string;
@@ -15,12 +16,11 @@ let dbCount = 0;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 81, conversations: 120, rateLimit: 100_000, latency: { detailMs: 20 } });
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-sync-cli-'));
+  dir = fileDir();
 });
 
 afterAll(async () => {
   await sim.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const tempDb = () => join(dir, `run-${++dbCount}.duckdb`);

@@ -5,8 +5,6 @@
 // session's TimeZone exactly as DuckDB's own ::TIMESTAMPTZ cast reads it.
 
 import { DuckDBInstance } from '@duckdb/node-api';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationSummary } from '../src/api/types.js';
@@ -14,6 +12,9 @@ import type { StatusReport } from '../src/exports/status.js';
 import { isoUtcSql } from '../src/shared/time.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { fileDir } = scratch('timestamps');
 
 const NOW = new Date('2026-10-31T23:58:30Z');
 
@@ -48,7 +49,7 @@ async function csvCells(path: string, column: string): Promise<Map<string, strin
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-timestamps-'));
+  dir = fileDir();
   dbPath = join(dir, 'ts.duckdb');
   // fraction-z: the simulator's instants carry milliseconds, served as .123000Z
   sim = await startSimulator({ seed: 23, conversations: 80, now: NOW, days: 5, timeFormat: 'fraction-z', rateLimit: 100_000 });
@@ -64,7 +65,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('one timestamp format', () => {

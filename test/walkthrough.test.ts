@@ -1,11 +1,11 @@
 // `simulate --help`'s walkthrough, run as written: its simulate command (on a free port instead of
 // 8080, which another program may hold), the export lines the simulator prints, and `convoduck
 // sync` in an empty folder. It says "about a minute"; it must be over well within two.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+
+const { tempDir } = scratch('walkthrough');
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -51,8 +51,7 @@ describe('simulate --help’s walkthrough', () => {
     });
     expect(env.CONVODUCK_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
 
-    const cwd = mkdtempSync(join(tmpdir(), 'convoduck-walkthrough-'));
-    cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+    const cwd = tempDir();
     for (const args of then) {
       const res = await runCli(args, env, cwd);
       expect(res.code, res.stderr).toBe(0);

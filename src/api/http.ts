@@ -2,7 +2,7 @@
 //
 // - One undici Agent with keep-alive; at most `concurrency` requests hold a socket at a time, and
 //   the RateLimiter spaces their SENDS, so many requests can be in flight while the key's budget
-//   is respected (60 req/min with 1.5 s latency still sends 60 req/min).
+//   is respected (slow responses do not lower the rate at which requests are sent).
 // - Transient failures (5xx, dropped connections, timeouts, truncated or non-JSON 2xx bodies) are
 //   retried with exponential backoff and full jitter; a 429 pauses everybody as Retry-After says.
 //   What each response means is decided in response.ts.

@@ -67,8 +67,8 @@ export interface BudgetOptions {
 export function budgetCases(): BudgetCase[] {
   // Work sized so that convoduck needs a little over two windows at the budget left to it. Cases
   // e–h repeat c and d on the other two ways a server may count "60 a minute". They run in a
-  // second round: beside a–d on 2 cores, eight syncs starting at once stalled a–d's first window
-  // (case a: 10 requests in it instead of ~590 in quick mode).
+  // second round: on 2 cores, eight syncs starting at once starve each other's first window, and
+  // a case's first window would measure the machine rather than the limiter.
   const bucket = { algorithm: 'bucket', burst: defaultBurst(60) } as const;
   return [
     { key: 'a', algorithm: 'rolling', limit: 600, latencyMs: 50, otherPerWindow: 0, conversations: 1350, round: 1 },

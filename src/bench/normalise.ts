@@ -138,7 +138,7 @@ export async function benchNormalise(dir: string, n: number, log: (s: string) =>
       SELECT data.id, '${space.replaceAll("'", "''")}', data.agent_id, data.channel, data.direction, data.session_ref,
              data.page_url, try_cast(data.started_at AS TIMESTAMPTZ), try_cast(data.ended_at AS TIMESTAMPTZ),
              data.duration_sec, data.message_count, data.outcome, data.summary,
-             data.ended_at IS NOT NULL AND data.outcome IS NOT NULL, now(), now()
+             data.ended_at IS NOT NULL AND data.outcome IS NOT NULL, now(), now(), 'exact', NULL
       FROM d`);
     await floor.run(`
       INSERT INTO transcript_turns

@@ -1,16 +1,18 @@
 // `npm run bench`: how close convoduck comes to what the API allows, and what it costs.
 //
-//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact] [--cases a,e,g] [--out DIR] [--keep]
+//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
 //
 // Prints tables on stdout (progress on stderr) and writes the same figures as JSON to
-// reports/bench/bench-<time>.json and reports/bench/latest.json. A benchmark prints figures; it
+// reports/bench/bench-<time>.json and reports/bench/latest.json; --write-docs also rewrites the
+// tables of docs/performance.md for the sections that ran (docs.ts). A benchmark prints figures; it
 // never fails on a slow result (exit 1 only when something broke).
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { writeBenchDocs, type BenchFigures } from './docs.js';
 import { budgetCases, runBudget, startBudgetSimulators, type BudgetCase, type BudgetSimulators } from './budget.js';
 import { benchNormalise, type NormaliseResult } from './normalise.js';
 import { printBudget, printCrawl, printNormalise, printRealData, printReports, printSpaces, printStored, secs, table, type Goal } from './print.js';
@@ -81,6 +83,8 @@ interface Args {
   cases: BudgetCase[];
   out: string;
   keep: boolean;
+  /** the doc whose tables to rewrite from this run's figures, or null */
+  writeDocs: string | null;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -89,10 +93,12 @@ function parseArgs(argv: string[]): Args {
   let cases = budgetCases();
   let out = 'reports/bench';
   let keep = false;
+  let writeDocs: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--quick') quick = true;
     else if (a === '--keep') keep = true;
+    else if (a === '--write-docs') writeDocs = 'docs/performance.md';
     else if (a === '--out') out = argv[++i] ?? out;
     else if (a === '--only') {
       const names = (argv[++i] ?? '').split(',').filter(Boolean);
@@ -108,17 +114,20 @@ function parseArgs(argv: string[]): Args {
     } else if (a === '--help' || a === '-h') usage();
     else usage(`unknown argument ${a}`);
   }
-  return { settings: quick ? QUICK : FULL, only, cases, out, keep };
+  // The doc states full-run figures: a time-scaled run does not replace them.
+  if (writeDocs !== null && quick) usage('--write-docs takes the figures of a full run, not --quick');
+  return { settings: quick ? QUICK : FULL, only, cases, out, keep, writeDocs };
 }
 
 function usage(error?: string): never {
   const text =
-    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact] [--cases a,e,g] [--out DIR] [--keep]\n' +
+    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
     '  --quick   smaller N and time-scaled rate windows (about 3 minutes)\n' +
     '  --only    run only these sections\n' +
     `  --cases   run only these budget cases (${budgetCases().map((c) => `${c.key} ${c.algorithm}`).join(', ')})\n` +
     '  --out     where the JSON goes (default reports/bench)\n' +
-    '  --keep    keep the temporary work folder\n';
+    '  --keep    keep the temporary work folder\n' +
+    '  --write-docs  rewrite the tables of docs/performance.md of the sections that ran\n';
   process.stderr.write(error ? `bench: ${error}\n${text}` : text);
   process.exit(error ? 2 : 0);
 }
@@ -157,7 +166,7 @@ async function machine(): Promise<Record<string, unknown>> {
 }
 
 async function main(): Promise<void> {
-  const { settings, only, cases, out, keep } = parseArgs(process.argv.slice(2));
+  const { settings, only, cases, out, keep, writeDocs } = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const t0 = performance.now();
   const work = mkdtempSync(join(tmpdir(), 'convoduck-bench-'));
@@ -172,6 +181,11 @@ async function main(): Promise<void> {
   );
 
   const goals: Goal[] = [];
+  /** the goals each section added, for the doc */
+  const sectionGoals: Record<string, Goal[]> = {};
+  const goalsOf = (name: Section, from: number): void => {
+    sectionGoals[name] = goals.slice(from);
+  };
   const sections: Record<string, unknown> = {};
   const timings: Record<string, number> = {};
   const timed = async <T>(name: Section, run: () => Promise<T>): Promise<T> => {
@@ -198,12 +212,16 @@ async function main(): Promise<void> {
       budgetSims = null;
       const r = await timed('budget', () => runBudget(sims, { scale: settings.scale, naiveMs: settings.naiveMs, workDir: work, log }));
       sections.budget = { timeScale: settings.scale, naiveSeconds: settings.naiveMs / 1000, cases: r };
+      const from = goals.length;
       printBudget(r, settings, goals);
+      goalsOf('budget', from);
     }
     if (only.has('crawl')) {
       const r = await timed('crawl', () => benchScale(settings.crawlSizes, settings.incrementalNew, work, log));
       sections.crawl = r;
+      const from = goals.length;
       printCrawl(r, goals);
+      goalsOf('crawl', from);
     }
     if (normalised) printNormalise(normalised);
     if (only.has('reports')) {
@@ -214,22 +232,30 @@ async function main(): Promise<void> {
     if (only.has('spaces')) {
       const r = await timed('spaces', () => benchSpaces(settings.spaces, work, log));
       sections.spaces = r;
+      const from = goals.length;
       printSpaces(r, goals);
+      goalsOf('spaces', from);
     }
     if (only.has('stored')) {
       const r = await timed('stored', () => benchStored(settings.storedSizes, settings.storedAdded, work, log));
       sections.stored = r;
+      const from = goals.length;
       printStored(r, goals);
+      goalsOf('stored', from);
     }
     if (only.has('realdata')) {
       const r = await timed('realdata', () => benchRealData(settings.realData, work, log));
       sections.realdata = r;
+      const from = goals.length;
       printRealData(r, goals);
+      goalsOf('realdata', from);
     }
     if (only.has('redact')) {
       const r = await timed('redact', async () => benchRedact(settings.redactConversations, log));
       sections.redact = r;
+      const from = goals.length;
       printRedact(r, goals);
+      goalsOf('redact', from);
     }
   } finally {
     await budgetSims?.close();
@@ -265,6 +291,21 @@ async function main(): Promise<void> {
   // A partial run (--only, --cases) does not replace the latest complete one.
   if (only.size === SECTIONS.length && allCases) writeFileSync(join(dir, `latest-${settings.quick ? 'quick' : 'full'}.json`), `${json}\n`);
   console.log(`figures as JSON: ${relative(process.cwd(), file)}`);
+  if (writeDocs !== null) {
+    const figures: BenchFigures = {
+      command,
+      startedAt: new Date(started).toISOString(),
+      machine: mach,
+      loadAverageAtEnd: loadEnd,
+      // a budget run of some cases only would drop the others' rows: its table stays as it is
+      sections: (allCases ? sections : { ...sections, budget: undefined }) as BenchFigures['sections'],
+      goals: sectionGoals,
+    };
+    const before = readFileSync(writeDocs, 'utf8');
+    const after = writeBenchDocs(before, figures);
+    writeFileSync(writeDocs, after);
+    console.log(`${writeDocs}: ${after === before ? 'unchanged' : 'tables rewritten'} (sections measured: ${Object.keys(sections).join(', ')})`);
+  }
 }
 
 main().catch((err: unknown) => {

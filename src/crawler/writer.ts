@@ -11,15 +11,15 @@ import { HeldSlots } from './batches.js';
  * How much one opening of the file takes from the queue: up to this many jobs, and details
  * flushes up to DETAILS_PER_OPENING details. DuckDB's memory is capped (WRITER_MEMORY_LIMIT), so
  * what bounds an opening is how long readers wait for the file. Opening, checkpointing and
- * closing cost ~120 ms whatever the opening holds: with 100 keys each flushing a few details
- * every 2 s, four jobs per opening kept the writer busy 80% of the time.
+ * closing cost the same whatever the opening holds: with many keys each flushing a few details,
+ * openings of a few jobs each would keep the writer busy with little else.
  */
 const JOBS_PER_OPENING = 64;
 const DETAILS_PER_OPENING = 1_000;
 
 /**
  * Details per transaction: each transaction's rows stay in DuckDB's memory until it commits, and
- * under the writer's cap one of 300 to 1,000 details (~5 KB bodies) ran out of memory.
+ * a few times more than this runs out of memory under the writer's cap.
  */
 const DETAILS_PER_TRANSACTION = 150;
 
@@ -35,9 +35,9 @@ export const DETAIL_BYTES_HELD = 4_000_000;
 
 /**
  * Details fetched and not yet written, across every crawl feeding this writer. One crawl holds at
- * most its workers' and two batches' worth (~250); 100 keys each fetching a minute's budget at the
- * top of the minute held 6,000 bodies (38 MB of strings) while the writer took the minute to
- * store them. Capped, the later fetches wait for the writes instead.
+ * most its workers' and two batches' worth, but many keys each fetching a minute's budget at the
+ * top of the minute fetch faster than the one writer stores, and the bodies would pile up in
+ * memory. Capped, the later fetches wait for the writes instead.
  */
 const DETAILS_HELD = 1_000;
 
@@ -131,8 +131,8 @@ export class BatchWriter {
           if (job.kind === 'work') await run(job, () => workWithFallback(opening, job.work));
           else if (job === flushes[0]) await this.saveFlushes(opening, flushes);
         }
-        // Closing checkpoints the file, and close() is synchronous: on a large database that held
-        // the event loop while requests in flight stalled. Checkpointing first runs the same work
+        // Closing checkpoints the file, and close() is synchronous: on a large database that would
+        // hold the event loop while requests in flight wait. Checkpointing first runs the same work
         // on DuckDB's threads; the close then has nothing left to write.
         const db = await opening.db();
         checkpointed = await db.checkpoint(this.checkpointMemoryLimit).then(

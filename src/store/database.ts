@@ -25,16 +25,16 @@ export interface OpenOptions {
   lockTimeoutMs?: number;
   /**
    * cap DuckDB's memory (WRITER_MEMORY_LIMIT for the crawl's writes): without it DuckDB keeps
-   * every block it read cached, up to 80% of the machine's memory, so a write's memory grew with
-   * the columns it scanned (the id columns of every stored conversation)
+   * every block it read cached, up to most of the machine's memory, so a write's memory would grow
+   * with the columns it scans (the id columns of every stored conversation)
    */
   memoryLimit?: string;
 }
 
 /**
  * What the crawl's writer lets DuckDB hold: its batches need little, and what it scans streams
- * through (uncapped, a sync adding 2,000 conversations to 1,000,000 stored peaked over 500 MB).
- * 32 MB is too little for a batch's transaction. `rebuild` gets no cap: its one transaction over
+ * through instead of staying cached, so a sync's memory does not grow with the database. Half of
+ * it is too little for a batch's transaction. `rebuild` gets no cap: its one transaction over
  * every table needs more.
  */
 export const WRITER_MEMORY_LIMIT = '64MB';
@@ -42,8 +42,8 @@ export const WRITER_MEMORY_LIMIT = '64MB';
 /**
  * What the crawl's writer lets DuckDB hold while it checkpoints. A checkpoint merges a table's small
  * trailing row groups (one per write) into a full one of up to WRITE_ROW_GROUP_SIZE rows, all of
- * its raw bodies at once: +60 MB at that moment under the writes' 64 MB, +22 MB under 40 MB (DuckDB
- * spills the rest). 16 MB was too little for the merge itself: DuckDB fails the checkpoint.
+ * its raw bodies at once. A lower cap than the writes' makes DuckDB spill part of that merge to
+ * disk rather than hold it; a much lower one fails the checkpoint itself.
  */
 export const CHECKPOINT_MEMORY_LIMIT = '40MB';
 
@@ -251,8 +251,8 @@ export class Database {
     await this.connection.run(SCHEMA_SQL);
     if (existing?.n && stored === SCHEMA_VERSION) return;
     if (existing?.n) upgradeNotice.listener?.(this.path, stored, SCHEMA_VERSION);
-    // A migration may copy whole tables: uncapped, DuckDB cached all of them (6.7 GB for 1,000,000
-    // conversations); capped, the copy streams (0.4 GB, and faster).
+    // A migration may copy whole tables: uncapped, DuckDB would cache all of them; capped, the
+    // copy streams through.
     await this.withMemoryLimit(WRITER_MEMORY_LIMIT, () =>
       this.transaction(async () => {
         for (let version = stored + 1; version <= SCHEMA_VERSION; version++) {
@@ -273,11 +273,10 @@ async function openReadOnly(path: string): Promise<{ instance: DuckDBInstance; c
  * The row group size weighs two costs of a checkpoint. Each write appends its rows as a row group
  * of their own, and a checkpoint merges the small ones into a full one, loading its raw bodies back
  * into memory: with DuckDB's default of 122,880 rows, as many bodies. And it loads the metadata of
- * every row group of a table it writes to: with 2,048 rows, 1,000,000 conversations' 14 million
- * transcript turns made 80,000 column segments, +150 MB at each checkpoint. 16,384 rows keep both
- * small (8,192 made the file 20% larger at 1,000,000 conversations). The size is an attach option, hence the
- * in-memory instance that attaches the file; the file itself stays an ordinary DuckDB database
- * any reader can open.
+ * every row group of a table it writes to, which with small row groups grows with every transcript
+ * turn stored. This size keeps both small; a smaller one also makes the file larger. The size is an
+ * attach option, hence the in-memory instance that attaches the file; the file itself stays an
+ * ordinary DuckDB database any reader can open.
  */
 async function openWritable(path: string, memoryLimit?: string): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
   const instance = await DuckDBInstance.create(':memory:', { temp_directory: `${path}.tmp` });

@@ -39,9 +39,9 @@ const AGENT_DETAIL_COLUMNS: readonly (readonly [string, string])[] = [
 ];
 
 /**
- * How the raw bodies are stored. DuckDB's own choice for JSON of a few KB is no compression: a
- * million details took 4.8 GB in 7,600 blocks, and every checkpoint of the table loaded the
- * metadata of all of them (+26 MB). With ZSTD the file is a fifth of the size.
+ * How the raw bodies are stored. DuckDB's own choice for JSON of a few KB is no compression: the
+ * bodies then fill many times more blocks, and every checkpoint of the table loads the metadata of
+ * all of them. ZSTD keeps the file and the checkpoints small.
  */
 const COMPRESSED = 'USING COMPRESSION zstd';
 
@@ -150,8 +150,8 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
       DELETE FROM convoduck_meta WHERE key = 'listing_watermark';`,
   // The big tables lose their PRIMARY KEY (see BIG_TABLES). DuckDB cannot drop a constraint: each
   // table is copied into one defined without it. The child tables are copied too: the copy lays
-  // them out in the row groups a writer uses now (database.ts), whose checkpoints then load a
-  // fraction of the metadata.
+  // them out in the row groups a writer uses (database.ts), whose checkpoints load a fraction of
+  // the metadata.
   5: Object.entries(BIG_TABLES)
     .filter(([table]) => table !== 'detail_drift')
     .map(

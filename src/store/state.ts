@@ -26,9 +26,9 @@ const MISSING_DETAIL = `(x.id IS NULL AND (d.id IS NULL OR (d.invalid_reason IS 
 
 /**
  * DuckDB's memory while it counts over a join of every listed id with every stored detail (the
- * details pending, those left): for 1,000,000 its hash table took +80 MB of RSS under the writer's
- * 64 MB, +45 MB under this cap (it spills the rest to disk, ~0.2 s longer). The plan's join, which
- * also sorts and returns rows, ran out of memory under it.
+ * details pending, those left): under the writer's cap its hash table of a large store takes a
+ * large share of the process's memory; under this one DuckDB spills the rest to disk, a little
+ * slower. The plan's join, which also sorts and returns rows, runs out of memory under it.
  */
 const COUNT_MEMORY_LIMIT = '40MB';
 
@@ -45,16 +45,16 @@ export interface PendingDetails {
 }
 
 /**
- * How many pending details one plan returns at most: a million pending ids would cost ~100 MB of
- * JS strings, and the crawl needs only the next ones.
+ * How many pending details one plan returns at most: every pending id of a large space would be
+ * held as JS strings, and the crawl needs only the next ones.
  */
 export const PLAN_CHUNK = 10_000;
 
 /**
- * Listed rows one of the plan's joins takes at once. Joining 1,000,000 listed ids with the stored
- * details and sorting them ran out of the writer's 64 MB once ~150,000 were pending (a first sync
- * of a large space), whatever the LIMIT; a part of 65,536 took ~0.2 s and +60 MB. A larger store
- * is planned part by part (by a hash of the id), each part's first ones kept, then the first of those.
+ * Listed rows one of the plan's joins takes at once. Joining every listed id of a large store with
+ * the stored details and sorting them runs out of the writer's cap once many are pending (a first
+ * sync of a large space), whatever the LIMIT; a part of this size fits it. A larger store is
+ * planned part by part (by a hash of the id), each part's first ones kept, then the first of those.
  */
 const PLAN_PART_ROWS = 65_536;
 

@@ -45,7 +45,7 @@ type ReadDetail = FetchedDetail & { body: string; normalised: NormalisedDetail }
  * conversations row carries too, and its stored detail's fetched_at (null when none is stored).
  * The tables have no index (schema.ts), but DuckDB keeps each row group's least and greatest
  * time, and rows are appended as they are written: a write bounded by these times reads the few
- * row groups that hold them rather than every stored id (+50 MB per write at 1,000,000 stored).
+ * row groups that hold them rather than every stored id, so a write's memory does not grow with the store.
  */
 export interface StoredAt {
   listedAt: number;

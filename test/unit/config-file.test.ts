@@ -1,10 +1,10 @@
 // The multi-space config file: what it accepts, and the one line it refuses with (file and line named).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigFileError, parseConfigFile } from '../../src/cli/config-file.js';
 import { configFilePath, resolveConfigSpaces } from '../../src/cli/settings.js';
+import { scratch } from '../support/scratch.js';
 
 const FILE = '/etc/convoduck/spaces.toml';
 
@@ -105,8 +105,7 @@ api_key = "np_live_secret"
 });
 
 describe('resolveConfigSpaces', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'convoduck-config-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = scratch('config').fileDir();
   const write = (name: string, text: string): string => {
     const path = join(dir, name);
     writeFileSync(path, text);
