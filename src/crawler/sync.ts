@@ -6,7 +6,7 @@
 import type { WaitReason } from '../api/rate-limiter.js';
 import { ApiClient } from '../api/client.js';
 import type { ListingGapSummary } from './listing.js';
-import { acquireSyncLock } from './lock.js';
+import { acquireSyncLock } from '../store/sync-lock.js';
 import type { DetailsMode } from './plan.js';
 import { SyncRun } from './sync-run.js';
 import { BatchWriter } from './writer.js';

@@ -35,7 +35,7 @@ import {
   type PartitionKind,
   type TimeUnit,
 } from './manifest.js';
-import { withReadOnlyDatabase } from './read.js';
+import { withReadOnlyDatabase } from '../store/read-only.js';
 
 export { EXPORT_FORMATS, MANIFEST_FILE, PARTITION_KINDS, type ExportFormat, type PartitionKind } from './manifest.js';
 export type PublicTable = (typeof PUBLIC_TABLES)[number];

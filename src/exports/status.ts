@@ -3,7 +3,7 @@
 // still open, and recorded errors grouped by stage and HTTP status.
 
 import { statSync } from 'node:fs';
-import { syncLockHolder } from '../crawler/lock.js';
+import { syncLockHolder } from '../store/sync-lock.js';
 import type { Database } from '../store/database.js';
 import { PUBLIC_TABLES } from '../store/schema.js';
 import { limitToSpaces, storedSpaces } from '../store/space-scope.js';
@@ -17,7 +17,7 @@ import {
   type ListingGap,
 } from '../store/state.js';
 import { formatInstant, isoUtcSql } from '../shared/time.js';
-import { withReadOnlyDatabase, type ReadOptions } from './read.js';
+import { withReadOnlyDatabase, type ReadOptions } from '../store/read-only.js';
 
 export interface RunStatus {
   runId: number;

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { sync } from '../../crawler/sync.js';
 import { preferSmallHeap } from '../../shared/heap.js';
-import { runQuery } from '../../exports/query.js';
+import { runQuery } from '../../query/query.js';
 import { runReports } from '../../reports/index.js';
 import { startSimulator } from '../../simulator/index.js';
 import { parsePositiveInt } from '../parse.js';

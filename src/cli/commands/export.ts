@@ -11,7 +11,7 @@ import {
 import { PUBLIC_TABLES } from '../../store/schema.js';
 import { resolveDbPath } from '../config.js';
 import { UsageError } from '../errors.js';
-import { busyNotice } from '../../exports/read.js';
+import { busyNotice } from '../../store/read-only.js';
 import { formatInstant, parseDurationArg, parseTimeArg } from '../../shared/time.js';
 import { parseChoice } from '../parse.js';
 

@@ -15,7 +15,7 @@ import {
   type CustomReportDir,
   type OutputFormat,
 } from '../../reports/index.js';
-import { busyNotice } from '../../exports/read.js';
+import { busyNotice } from '../../store/read-only.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';

@@ -4,7 +4,7 @@ import { renderStatus } from '../status-render.js';
 import { resolveDbPath } from '../config.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { parsePositiveInt } from '../parse.js';
-import { busyNotice } from '../../exports/read.js';
+import { busyNotice } from '../../store/read-only.js';
 
 interface StatusFlags {
   db?: string;
