@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationSummary } from '../src/api/types.js';
-import type { StatusReport } from '../src/exports/status.js';
+import type { StatusReport } from '../src/status/report.js';
 import { isoUtcSql } from '../src/shared/time.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';

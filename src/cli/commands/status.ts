@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { getStatus } from '../../exports/status.js';
+import { getStatus } from '../../status/read-status.js';
 import { renderStatus } from '../status-render.js';
 import { resolveDbPath } from '../config.js';
 import { parseDurationArg } from '../../shared/time.js';
