@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getStatus } from '../src/status/read-status.js';
 import type { StatusReport } from '../src/status/report.js';
-import { renderStatus } from '../src/cli/status-render.js';
+import { renderStatus } from '../src/cli/status/render.js';
 import { Database } from '../src/store/database.js';
 import { PUBLIC_TABLES } from '../src/store/schema.js';
 import { startRun } from '../src/store/writes.js';

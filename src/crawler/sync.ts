@@ -33,7 +33,7 @@ export interface CrawlOptions {
   batchSize?: number;
   /** commit at least this often while details arrive (default 2 s) */
   flushIntervalMs?: number;
-  /** pending details per plan (default PLAN_CHUNK, state.ts) */
+  /** pending details per plan (default PLAN_CHUNK, store/pending-details.ts) */
   planChunk?: number;
   /** DuckDB's cap while the writer checkpoints (default CHECKPOINT_MEMORY_LIMIT, database.ts) */
   checkpointMemoryLimit?: string;

@@ -19,6 +19,7 @@ export const PUBLIC_TABLES = [
   'sync_runs',
   'sync_errors',
 ] as const;
+export type PublicTable = (typeof PUBLIC_TABLES)[number];
 
 /** Tables derived from the raw ones, rebuilt by `rebuild`. */
 export const DERIVED_CONVERSATION_TABLES = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits', 'detail_drift'] as const;

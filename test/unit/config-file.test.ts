@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigFileError, parseConfigFile } from '../../src/cli/config-file.js';
-import { configFilePath, resolveConfigSpaces } from '../../src/cli/settings.js';
+import { ConfigFileError, parseConfigFile } from '../../src/cli/config/config-file.js';
+import { configFilePath, resolveConfigSpaces } from '../../src/cli/config/settings.js';
 
 const FILE = '/etc/convoduck/spaces.toml';
 

@@ -7,7 +7,7 @@ import { runQuery } from '../../query/query.js';
 import { runReports } from '../../reports/index.js';
 import { startSimulator } from '../../simulator/index.js';
 import { parsePositiveInt } from '../parse.js';
-import { formatDuration, progressPrinter } from '../progress.js';
+import { formatDuration, progressPrinter } from '../sync/progress.js';
 import { loadHtmlReport } from './report-html.js';
 
 /** The demo's report.html covers this many days (the simulator holds 28). */

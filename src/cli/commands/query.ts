@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { QUERY_FORMATS, runQuery, type QueryFormat } from '../../query/query.js';
 import { busyNotice } from '../../store/read-only.js';
-import { resolveDbPath } from '../config.js';
+import { resolveDbPath } from '../config/db-path.js';
 import { UsageError } from '../errors.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';

@@ -25,7 +25,7 @@ import {
   type FindingName,
   type PageSeen,
   type SyncEstimate,
-} from './check-findings.js';
+} from './findings.js';
 
 export const MAX_CHECK_REQUESTS = 5;
 

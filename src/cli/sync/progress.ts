@@ -2,8 +2,8 @@
 // otherwise (cron and CI logs must stay readable, and a silent log looks like a hung job).
 // No colour is used, so NO_COLOR needs nothing here.
 
-import type { WaitReason } from '../api/rate-limiter.js';
-import type { SyncProgress } from '../crawler/sync.js';
+import type { WaitReason } from '../../api/rate-limiter.js';
+import type { SyncProgress } from '../../crawler/sync.js';
 
 /** A log line is due this long after the last one; the sync reports every 250 ms, so no gap exceeds 5 s. */
 const LOG_EVERY_MS = 4_750;
