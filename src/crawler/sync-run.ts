@@ -250,6 +250,7 @@ export class SyncRun {
       rate: { inWindow: limiter.inWindow, budget: limiter.budget, windowMs: this.client.limiter.windowMs, leaveInMs: limiter.leaveInMs },
       requestsLeft: this.requestsLeft(limiter.inFlight),
       waiting: this.waiting(limiter, now),
+      connection: this.client.connectionTrouble,
     });
   }
 

@@ -4,7 +4,7 @@
 // many). The run itself, phase by phase, is SyncRun (sync-run.ts).
 
 import type { WaitReason } from '../api/rate-limiter.js';
-import { ApiClient } from '../api/client.js';
+import { ApiClient, type ConnectionTrouble } from '../api/client.js';
 import type { ListingGapSummary } from './listing.js';
 import { acquireSyncLock } from '../store/sync-lock.js';
 import type { DetailsMode } from './plan.js';
@@ -89,6 +89,8 @@ export interface SyncProgress {
    * when the limiter knows (own window, Retry-After, refill)
    */
   waiting: { reason: WaitReason; forMs: number; nextInMs: number | null } | null;
+  /** requests cannot connect (refused, unknown host…) and are being retried: what fails, and the attempt due */
+  connection?: ConnectionTrouble | null;
 }
 
 export type SyncStatus = 'ok' | 'errors' | 'interrupted';
