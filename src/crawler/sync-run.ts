@@ -30,7 +30,7 @@ import { ListedBodies } from './listed-bodies.js';
 import { DimensionCrawl } from './dimensions.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
 import { planWindow } from './plan.js';
-import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync.js';
+import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync-types.js';
 import { DETAIL_BYTES_HELD, DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
 
 /** What a run that ended in an exception had done (its sync_runs row says the same). */
