@@ -12,7 +12,7 @@ const { simulator, tempDb } = scratch('csv-one-writer', { rateLimit: 100_000 });
 
 // Rows with every kind of cell that a CSV writer can get wrong, beside the synced conversations.
 const ROWS_SQL = `SELECT c.id, c.started_at, c.started_at::TIMESTAMP AS started_wall, c.duration_sec,
-       round(c.duration_sec / 7.0, 4) AS sevenths, c.summary, c.outcome, c.is_final,
+       round(c.duration_sec / 7.0, 4) AS sevenths, c.duration_sec::DOUBLE AS whole, c.summary, c.outcome, c.is_final,
        c.started_at::DATE AS day, t.text AS first_turn, [c.message_count, 1] AS counts,
        {'channel': c.channel, 'n': c.message_count} AS shape,
        x.tricky

@@ -48,6 +48,31 @@ export function neutralise(text: string | null): string | null {
   return text !== null && FORMULA_START.test(text) ? `'${text}` : text;
 }
 
+/**
+ * A DOUBLE or FLOAT as DuckDB writes it (shortest digits that read back the same, `5.0` rather than
+ * `5`, exponents from 1e16 and below 1e-4, `nan`, `inf`), so report CSVs read as they always did.
+ */
+export function floatText(n: number, single = false): string {
+  if (Number.isNaN(n)) return 'nan';
+  if (!Number.isFinite(n)) return n > 0 ? 'inf' : '-inf';
+  if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0';
+  let shortest = n;
+  if (single) {
+    for (let digits = 1; digits <= 9; digits++) {
+      const candidate = Number(n.toPrecision(digits));
+      if (Math.fround(candidate) === n) {
+        shortest = candidate;
+        break;
+      }
+    }
+  }
+  const [mantissa, exp] = shortest.toExponential().split('e') as [string, string];
+  const e = Number(exp);
+  if (e < -4 || e >= 16) return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  const text = String(shortest);
+  return text.includes('.') ? text : `${text}.0`;
+}
+
 export class CsvWriter {
   private readonly wall: WallClock;
   private readonly guard: boolean[];
@@ -69,7 +94,11 @@ export class CsvWriter {
 
   row(values: readonly DuckDBValue[]): string {
     const fields = this.columns.map((col, i) => {
-      const text = toText(values[i] ?? null, col.type, this.wall);
+      const value = values[i] ?? null;
+      if (typeof value === 'number' && (col.type.typeId === DuckDBTypeId.DOUBLE || col.type.typeId === DuckDBTypeId.FLOAT)) {
+        return floatText(value, col.type.typeId === DuckDBTypeId.FLOAT);
+      }
+      const text = toText(value, col.type, this.wall);
       return csvField(this.guard[i] ? neutralise(text) : text);
     });
     return `${fields.join(',')}${this.eol}`;
