@@ -6,7 +6,7 @@ import { sync } from '../src/crawler/sync.js';
 import type { HostileKind } from '../src/simulator/index.js';
 import { generateScaleData } from '../src/bench/scale-data.js';
 import { Database } from '../src/store/database.js';
-import { pendingDetails } from '../src/store/state.js';
+import { pendingDetails } from '../src/store/pending-details.js';
 import { scratch } from './support/scratch.js';
 import { expectNoDuplicateKeys } from './support/store-vs-simulator.js';
 

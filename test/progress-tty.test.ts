@@ -4,7 +4,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { columnsOf } from '../src/cli/progress.js';
+import { columnsOf } from '../src/cli/sync/progress.js';
 import type { Simulator } from '../src/simulator/index.js';
 import { CLI, startCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';

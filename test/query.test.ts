@@ -12,9 +12,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { registerQuery } from '../src/cli/commands/query.js';
 import { toCliError, UsageError } from '../src/cli/errors.js';
 import { QueryError } from '../src/shared/errors.js';
-import type { QueryFormat } from '../src/exports/format.js';
-import { runQuery } from '../src/exports/query.js';
-import { compactJson, csvField, fitCell, oneLineError, toJsonCell, toText, stringifyJson } from '../src/exports/format.js';
+import { runQuery, type QueryFormat } from '../src/query/query.js';
+import { csvField } from '../src/output/csv.js';
+import { fitCell } from '../src/output/table.js';
+import { compactJson, toJsonCell, toText, stringifyJson } from '../src/output/values.js';
+import { oneLineError } from '../src/shared/errors.js';
 import { Database } from '../src/store/database.js';
 import { formatInstant } from '../src/shared/time.js';
 import { runCli, startCli } from './support/cli.js';
@@ -232,7 +234,7 @@ describe('query output formats', () => {
       '{"a":[1,2]}',
       '[1,2]',
       '{"k":"v"}',
-      'NaN',
+      'nan', // doubles as every CSV writes them (DuckDB's text, as report has always written)
       '2026-11-01',
       '2026-11-01T08:00:00.123456Z',
     ]);

@@ -3,7 +3,7 @@
 // fetched just before a wait for the rate limit are committed within about 2 s, not after the wait.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { StatusReport } from '../src/exports/status.js';
+import type { StatusReport } from '../src/status/report.js';
 import type { Simulator } from '../src/simulator/index.js';
 import { runCli, startCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';

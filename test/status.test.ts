@@ -3,8 +3,9 @@
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getStatus, type StatusReport } from '../src/exports/status.js';
-import { renderStatus } from '../src/cli/status-render.js';
+import { getStatus } from '../src/status/read-status.js';
+import type { StatusReport } from '../src/status/report.js';
+import { renderStatus } from '../src/cli/status/render.js';
 import { Database } from '../src/store/database.js';
 import { PUBLIC_TABLES } from '../src/store/schema.js';
 import { startRun } from '../src/store/writes.js';

@@ -8,7 +8,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationSummary } from '../src/api/types.js';
-import type { StatusReport } from '../src/exports/status.js';
+import type { StatusReport } from '../src/status/report.js';
 import { isoUtcSql } from '../src/shared/time.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';

@@ -8,7 +8,7 @@ import type { ListMeta, ListResponse, Space } from './types.js';
 
 export { parseBaseUrl } from './base-url.js';
 export { ApiError, AuthError, NotFoundError, TransientError, type ApiErrorInit } from './errors.js';
-export type { ApiClientOptions, ClientEvent, ClientStats, Query, QueryValue } from './http.js';
+export type { ApiClientOptions, ClientEvent, ClientStats, ConnectionTrouble, Query, QueryValue } from './http.js';
 export type { GetResult } from './response.js';
 
 export class ApiClient extends HttpClient {

@@ -19,6 +19,7 @@ import { Slots } from './slots.js';
 import {
   bodyMatters,
   classifyNetworkError,
+  connectFailure,
   classifyResponse,
   discard,
   readBody,
@@ -70,8 +71,14 @@ export interface ApiClientOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Requests that could not connect, since the last response: what fails, and the attempt now due. */
+export interface ConnectionTrouble {
+  problem: string;
+  attempt: number;
+}
+
 export interface ClientStats {
-  /** HTTP requests actually sent, retries and 429s included. */
+  /** HTTP requests actually sent, retries and 429s included (not those that never connected). */
   requests: number;
   /** 429 responses. */
   throttled: number;
@@ -105,6 +112,7 @@ export class HttpClient {
   private readonly onEvent: ((e: ClientEvent) => void) | undefined;
   private readonly closing = new AbortController();
   private readonly counters: ClientStats = { requests: 0, throttled: 0, retries: 0 };
+  private trouble: ConnectionTrouble | null = null;
 
   constructor(opts: ApiClientOptions) {
     this.baseUrl = parseBaseUrl(opts.baseUrl);
@@ -144,6 +152,11 @@ export class HttpClient {
 
   get stats(): ClientStats {
     return { ...this.counters };
+  }
+
+  /** Requests failing to connect since the last response (null when the last one connected). */
+  get connectionTrouble(): ConnectionTrouble | null {
+    return this.trouble;
   }
 
   /** Destroys the connection pool; calls still waiting fail. */
@@ -268,8 +281,12 @@ export class HttpClient {
     const responded = (status: number): void =>
       this.emit({ type: 'response', method: 'GET', path: shown, status, ms: performance.now() - started, attempt });
     let observed = false;
+    let written = false;
     // The limiter recorded the send when it let it go; the server counts it from when it arrives.
-    const unwatch = watchSocketWrite(url, () => this.limiter.restamp(ticket, this.limiter.now()));
+    const unwatch = watchSocketWrite(url, () => {
+      written = true;
+      this.limiter.restamp(ticket, this.limiter.now());
+    });
     try {
       const res = await request(url, {
         method: 'GET',
@@ -284,6 +301,7 @@ export class HttpClient {
         },
       });
       const head = readHead(res.statusCode, res.headers);
+      this.trouble = null;
       // A 429's pause starts with its observation: no other request slips out in between.
       const pauseMs = head.status === 429 ? throttleWaitMs(head, this.windowMs, Date.now()) : undefined;
       this.limiter.observe(ticket, { limit: head.limit, remaining: head.remaining, status: head.status, pauseMs });
@@ -306,7 +324,15 @@ export class HttpClient {
       responded(head.status);
       return classifyResponse(head, body, { shown, url, maxRetryAfterMs: this.windowMs, nowMs: Date.now(), redact: (t) => this.redact(t) });
     } catch (err) {
-      if (!observed) this.limiter.release(ticket);
+      const unreached = written || observed ? null : connectFailure(err, url.host);
+      if (unreached !== null) {
+        // Never sent: neither our count nor the server's window holds it.
+        this.counters.requests--;
+        this.limiter.unsent(ticket);
+        this.trouble = { problem: unreached, attempt: attempt + 1 };
+      } else if (!observed) {
+        this.limiter.release(ticket);
+      }
       if (err instanceof ApiError) throw err;
       const ms = performance.now() - started;
       if (timer.signal.aborted && !this.closing.signal.aborted) {

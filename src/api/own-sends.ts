@@ -49,6 +49,15 @@ export class OwnSends {
     return rec;
   }
 
+  /** A pending send that never reached the server (no connection was made): it leaves our window. */
+  drop(id: number): boolean {
+    const rec = this.settle(id, 'failed');
+    if (!rec) return false;
+    const i = this.list.lastIndexOf(rec);
+    if (i >= 0) this.list.splice(i, 1);
+    return true;
+  }
+
   /** A pending send left only at `t`: its record moves there. */
   restamp(id: number, t: number): void {
     const rec = this.pending.get(id);

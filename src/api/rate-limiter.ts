@@ -265,6 +265,11 @@ export class RateLimiter {
     this.sends.restamp(ticket.id, t);
   }
 
+  /** The request never reached the server (no connection could be made): it does not count as sent. */
+  unsent(ticket: Ticket): void {
+    if (this.sends.drop(ticket.id)) this.kick();
+  }
+
   /** The request failed without a response (network error). It still counts as sent. */
   release(ticket: Ticket): void {
     if (this.sends.settle(ticket.id, 'failed')) this.kick();

@@ -145,6 +145,27 @@ const RETRYABLE_CODES = new Set([
   'HPE_INVALID_CONSTANT',
 ]);
 
+/**
+ * What kept a request from connecting at all, in words (`connection refused by 127.0.0.1:8080`);
+ * null when the failure came after a connection (the server may have seen the request).
+ */
+export function connectFailure(err: unknown, host: string): string | null {
+  switch (errorCode(err)) {
+    case 'ECONNREFUSED':
+      return `connection refused by ${host}`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `${host} not found (DNS)`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `${host} unreachable`;
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `no connection to ${host} (timed out)`;
+    default:
+      return null;
+  }
+}
+
 /** A failure without a response: a retry when the network may do better next time, else an error. */
 export function classifyNetworkError(err: unknown, shown: string, redact: (text: string) => string): Extract<Attempt, { kind: 'retry' }> {
   const code = errorCode(err);

@@ -3,7 +3,7 @@
 // the one place that decides which exit code each of them means.
 
 import { AuthError } from '../api/client.js';
-import { SyncLockedError } from '../crawler/lock.js';
+import { SyncLockedError } from '../store/sync-lock.js';
 import { DatabaseBusyError, DatabaseReadError, InvalidInputError, QueryError } from '../shared/errors.js';
 import { StoreError } from '../store/database.js';
 

@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { describeCommandLineError } from './command-line-errors.js';
 import { CliError, EXIT, toCliError, UsageError } from './errors.js';
-import { failedOutcome, renderOutcome } from './sync-outcome.js';
+import { failedOutcome, renderOutcome } from './sync/outcome.js';
 import { registerCommands } from './commands/index.js';
 import { upgradeNotice } from '../store/database.js';
 

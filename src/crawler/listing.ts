@@ -6,7 +6,8 @@
 
 import pLimit from 'p-limit';
 import type { ConversationSummary, ListMeta } from '../api/types.js';
-import { combineShortWindows, describeShortWindow, type ShortWindow, type TimeWindow } from '../store/state.js';
+import { combineShortWindows, describeShortWindow, type ShortWindow } from '../store/listing-gaps.js';
+import type { TimeWindow } from '../store/watermark.js';
 import { countInWindow, pageCount, servedPageSize, splitShortWindow } from './plan.js';
 
 export interface ListedPage {

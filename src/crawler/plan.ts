@@ -1,6 +1,6 @@
 // Pure planning of what a run lists. No I/O: tested without a server.
 
-import type { TimeWindow } from '../store/state.js';
+import type { TimeWindow } from '../store/watermark.js';
 
 export interface WindowPlanInput {
   /** the run's start: the window's `to` is pinned here so pages cannot shift under the crawl */

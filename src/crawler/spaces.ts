@@ -9,7 +9,7 @@ import { AuthError } from '../api/client.js';
 import type { ApiClient } from '../api/client.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { checkWritableDatabase } from '../store/database.js';
-import { acquireSyncLock } from './lock.js';
+import { acquireSyncLock } from '../store/sync-lock.js';
 import {
   countersOfFailedRun,
   crawlSpace,

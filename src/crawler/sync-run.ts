@@ -8,19 +8,9 @@ import { AuthError, NotFoundError, ApiError, type ApiClient } from '../api/clien
 import { setAsideUnstorable } from '../store/normalise.js';
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
-import {
-  countMissingDetails,
-  countPendingDetails,
-  DEFAULT_OVERLAP_MS,
-  storedInWindow,
-  describeShortWindow,
-  getWatermark,
-  pendingDetails,
-  PLAN_CHUNK,
-  setWatermark,
-  type PendingDetails,
-  type TimeWindow,
-} from '../store/state.js';
+import { describeShortWindow, recordListingGaps } from '../store/listing-gaps.js';
+import { countMissingDetails, countPendingDetails, pendingDetails, PLAN_CHUNK, type PendingDetails } from '../store/pending-details.js';
+import { DEFAULT_OVERLAP_MS, getWatermark, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
 import {
   finishRun,
   fetchedDetail,
@@ -41,7 +31,7 @@ import { ListedBodies } from './listed-bodies.js';
 import { DimensionCrawl } from './dimensions.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
 import { planWindow } from './plan.js';
-import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync.js';
+import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync-types.js';
 import { DETAIL_BYTES_HELD, DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
 
 /** What a run that ended in an exception had done (its sync_runs row says the same). */
@@ -132,7 +122,7 @@ export class SyncRun {
       this.listed = lister.seen.size;
       this.listTotal = lister.total;
       this.lister = null;
-      gap = this.recordShortWindows(lister, window.advancesWatermark);
+      gap = await this.recordShortWindows(lister, window.advancesWatermark);
       if (complete && gap === null && !this.aborted) await this.markVanished(window, lister.seen);
       lister.seen.clear(); // 100,000 ids: memory the details phase does not need
       this.listedBodies.clear();
@@ -201,9 +191,10 @@ export class SyncRun {
     });
   }
 
-  /** Records each window that did not add up (sync_errors, stage `listing`); returns their span. */
-  private recordShortWindows(lister: WindowLister, nextRunRelists: boolean): ListingGapSummary | null {
+  /** Records each window that did not add up (listing_gaps, and a sync_errors line to read); returns their span. */
+  private async recordShortWindows(lister: WindowLister, nextRunRelists: boolean): Promise<ListingGapSummary | null> {
     if (this.aborted) return null;
+    if (lister.short.length > 0) await this.commit((db) => recordListingGaps(db, this.runId, this.space, lister.short, this.now()));
     for (const w of lister.short) this.recordError('listing', null, new Error(describeShortWindow(w)));
     return summariseShortWindows(lister.short, nextRunRelists);
   }
@@ -260,6 +251,7 @@ export class SyncRun {
       rate: { inWindow: limiter.inWindow, budget: limiter.budget, windowMs: this.client.limiter.windowMs, leaveInMs: limiter.leaveInMs },
       requestsLeft: this.requestsLeft(limiter.inFlight),
       waiting: this.waiting(limiter, now),
+      connection: this.client.connectionTrouble,
     });
   }
 

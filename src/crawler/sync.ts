@@ -1,125 +1,28 @@
-// Syncing a space: what a sync takes (options, client settings) and gives back (progress,
-// summary), and its entry points: sync (one space, with its own lock, client and writer) and
+// Syncing a space, its entry points: sync (one space, with its own lock, client and writer) and
 // crawlSpace (one space's run on a client and writer the caller owns, as syncSpaces does for
-// many). The run itself, phase by phase, is SyncRun (sync-run.ts).
+// many). What they take and give back is in sync-types.ts; the run itself is SyncRun (sync-run.ts).
 
-import type { WaitReason } from '../api/rate-limiter.js';
 import { ApiClient } from '../api/client.js';
-import type { ListingGapSummary } from './listing.js';
-import { acquireSyncLock } from './lock.js';
-import type { DetailsMode } from './plan.js';
+import { acquireSyncLock } from '../store/sync-lock.js';
 import { SyncRun } from './sync-run.js';
+import type { ClientSettings, CrawlOptions, CrawlResources, SyncOptions, SyncSummary } from './sync-types.js';
 import { BatchWriter } from './writer.js';
 import { existsSync } from 'node:fs';
 import { checkWritableDatabase } from '../store/database.js';
 import { loadRecentSends, peekRecentSends, saveRecentSends } from '../store/recent-sends.js';
 
 export { countersOfFailedRun, type FailedRunCounters } from './sync-run.js';
-
-/** What one space's crawl takes, whoever made its client and writer (sync, or syncSpaces for many). */
-export interface CrawlOptions {
-  dbPath: string;
-  details?: DetailsMode;
-  since?: Date;
-  until?: Date;
-  full?: boolean;
-  /** fetch again every detail set aside, not only those whose list entry changed */
-  retrySetAside?: boolean;
-  /** how far before the watermark an incremental run starts listing (default 1 h) */
-  overlapMs?: number;
-  /** requests in flight at once (default 32: latency must not cost throughput) */
-  concurrency?: number;
-  /** details per committed batch (default 100) */
-  batchSize?: number;
-  /** commit at least this often while details arrive (default 2 s) */
-  flushIntervalMs?: number;
-  /** pending details per plan (default PLAN_CHUNK, state.ts) */
-  planChunk?: number;
-  /** DuckDB's cap while the writer checkpoints (default CHECKPOINT_MEMORY_LIMIT, database.ts) */
-  checkpointMemoryLimit?: string;
-  /** DuckDB's cap while the writer writes (default WRITER_MEMORY_LIMIT, database.ts) */
-  writerMemoryLimit?: string;
-  signal?: AbortSignal;
-  onProgress?: (progress: SyncProgress) => void;
-  now?: () => Date;
-}
-
-/** Where one space's API is, its key, and how its client behaves. */
-export interface ClientSettings {
-  baseUrl: string;
-  apiKey: string;
-  /** cap below the key's limit, to leave room for other integrations */
-  maxRpm?: number;
-  /** the rate limit's window; the API's is a minute (tests shrink it) */
-  windowMs?: number;
-  /** give up on one attempt of a request after this long (default 30 s) */
-  timeoutMs?: number;
-  /** attempts after the first for a failing request (default 6) */
-  maxRetries?: number;
-}
-
-export interface SyncOptions extends CrawlOptions, ClientSettings {}
-
-export type SyncPhase = 'dimensions' | 'listing' | 'details' | 'done';
-
-export interface SyncProgress {
-  phase: SyncPhase;
-  listed: number;
-  listTotal: number | null;
-  detailsDone: number;
-  detailsTotal: number;
-  requests: number;
-  throttled: number;
-  errors: number;
-  startedAt: Date;
-  /** the run's listing window (ISO; from null: the beginning of history), once planned */
-  window: { from: string | null; to: string } | null;
-  /** the rate limit as the limiter sees it now: our sends in its window, and its budget per window */
-  rate: {
-    inWindow: number;
-    budget: number;
-    windowMs: number;
-    /** when each of our sends in the window leaves it, in ms from now, soonest first */
-    leaveInMs?: number[];
-  };
-  /** requests still to send for what is known to be left (list pages, then details); null when unknown */
-  requestsLeft: number | null;
-  /**
-   * nothing can be sent right now: why, how long since our last send, and when the next may go
-   * when the limiter knows (own window, Retry-After, refill)
-   */
-  waiting: { reason: WaitReason; forMs: number; nextInMs: number | null } | null;
-}
-
-export type SyncStatus = 'ok' | 'errors' | 'interrupted';
-export type { ListingGapSummary };
-
-export interface SyncSummary {
-  runId: number;
-  status: SyncStatus;
-  space: string;
-  windowFrom: string | null;
-  windowTo: string;
-  requests: number;
-  throttled: number;
-  retries: number;
-  conversationsListed: number;
-  detailsFetched: number;
-  /** of detailsFetched, stored with some value coerced by a documented rule */
-  detailsCoerced: number;
-  /** details set aside this run: raw body kept, reason recorded, not fetched again until their listing changes */
-  detailsSetAside: number;
-  /** conversations found deleted at the source this run (never fetched again) */
-  conversationsDeleted: number;
-  /** listed conversations still without a detail the next run fetches */
-  detailsPending: number;
-  errors: number;
-  /** conversations the server counts in the window but never served (0: the listing added up) */
-  listingShortfall: number;
-  /** the span of the windows that did not add up, or null */
-  listingGap: ListingGapSummary | null;
-  seconds: number;
-}
+export type {
+  ClientSettings,
+  CrawlOptions,
+  CrawlResources,
+  ListingGapSummary,
+  SyncOptions,
+  SyncPhase,
+  SyncProgress,
+  SyncStatus,
+  SyncSummary,
+} from './sync-types.js';
 
 /** One space, the key's: takes the database's sync lock, crawls, releases it. */
 export async function sync(options: SyncOptions): Promise<SyncSummary> {
@@ -152,19 +55,6 @@ export function spaceClient(settings: ClientSettings, options: Pick<CrawlOptions
     maxRetries: settings.maxRetries,
     signal: options.signal,
   });
-}
-
-/** What a space's crawl shares with others in the same process: its client, and the one writer of the file. */
-export interface CrawlResources {
-  client: ApiClient;
-  /** the file's one writer (the caller holds the sync lock) */
-  writer: BatchWriter;
-  /** the space's slug, when GET /spaces was already asked (else the crawl asks first) */
-  space?: string;
-  /** called once the space is known, before the run's first write */
-  onSpace?: (space: string) => Promise<void>;
-  /** the space whose last sends the client's limiter already counts */
-  seeded?: string;
 }
 
 /** One space's run on a client and writer the caller owns. */

@@ -7,8 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import { InvalidInputError } from '../shared/errors.js';
 import { isoUtcSql } from '../shared/time.js';
 import type { Database } from '../store/database.js';
-import { DERIVED_CONVERSATION_TABLES } from '../store/schema.js';
-import type { PublicTable } from './export.js';
+import { DERIVED_CONVERSATION_TABLES, type PublicTable } from '../store/schema.js';
 import { bySpace, timeUnitOf, type ExportFormat, type PartitionKind } from './manifest.js';
 import { placeholderPath } from './placeholder.js';
 

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { createOutputDir } from '../shared/output-dir.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { formatInstant } from '../shared/time.js';
-import { PUBLIC_TABLES } from '../store/schema.js';
+import { PUBLIC_TABLES, type PublicTable } from '../store/schema.js';
 import { limitToSpaces, storedSpaces } from '../store/space-scope.js';
 import { CONVERSATION_TABLES, copyTable, PLACEHOLDERS_DIR, type TablePlan } from './copy-table.js';
 import { installSpaces, installTable, partitionSources, restrictModes } from './install.js';
@@ -35,10 +35,10 @@ import {
   type PartitionKind,
   type TimeUnit,
 } from './manifest.js';
-import { withReadOnlyDatabase } from './read.js';
+import { withReadOnlyDatabase } from '../store/read-only.js';
 
 export { EXPORT_FORMATS, MANIFEST_FILE, PARTITION_KINDS, type ExportFormat, type PartitionKind } from './manifest.js';
-export type PublicTable = (typeof PUBLIC_TABLES)[number];
+export type { PublicTable };
 
 const STAGING_PREFIX = '.convoduck-staging-';
 

@@ -2,7 +2,7 @@
 // statement uses, and only those are bound (it rejects extra ones); a name the runner does not
 // provide is the author's error.
 
-import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { QueryError } from '../shared/errors.js';
 import { PARAM_NAMES, type ParamName } from './params.js';
 
@@ -13,16 +13,47 @@ export async function runBound(
   values: Record<string, DuckDBValue>,
   types: Record<string, DuckDBType>,
 ): Promise<{ count: number }> {
-  const prepared = await connection.prepare(sql);
+  const prepared = await prepareBound(connection, sql, values, types);
   try {
-    const used = parameterNames(prepared);
-    prepared.bind(pick(values, used), pick(types, used));
     const reader = await prepared.runAndReadAll();
     const first = reader.getRowObjectsJS()[0];
     return { count: first && 'Count' in first ? Number(first.Count) : 0 };
   } finally {
     prepared.destroySync();
   }
+}
+
+/** Runs one SELECT as runBound does and hands its streaming result to `read`. */
+export async function streamBound<T>(
+  connection: DuckDBConnection,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  types: Record<string, DuckDBType>,
+  read: (result: DuckDBResult) => Promise<T>,
+): Promise<T> {
+  const prepared = await prepareBound(connection, sql, values, types);
+  try {
+    return await read(await prepared.stream());
+  } finally {
+    prepared.destroySync();
+  }
+}
+
+async function prepareBound(
+  connection: DuckDBConnection,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  types: Record<string, DuckDBType>,
+): Promise<DuckDBPreparedStatement> {
+  const prepared = await connection.prepare(sql);
+  const used = parameterNames(prepared);
+  try {
+    prepared.bind(pick(values, used), pick(types, used));
+  } catch (err) {
+    prepared.destroySync();
+    throw err;
+  }
+  return prepared;
 }
 
 /** The `$names` a prepared statement uses, checked against PARAM_NAMES (`what` names the file in the error). */

@@ -4,7 +4,7 @@
 // (a period and the one before it).
 
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import { withReadOnlyDatabase } from '../exports/read.js';
+import { withReadOnlyDatabase } from '../store/read-only.js';
 import { ConvoduckError, QueryError } from '../shared/errors.js';
 import { pick } from './bound.js';
 import { loadReports, type ReportDefinition } from './catalog.js';
@@ -75,7 +75,7 @@ async function readReport(
 ): Promise<ReportRows> {
   const sql = reportBody(report.sql);
   const { columns, params } = await describeReport(connection, report, sql);
-  const select = `SELECT\n  ${outputSelectList(columns, 'json', { neutralise: false })}\nFROM (\n${sql}\n) AS report`;
+  const select = `SELECT\n  ${outputSelectList(columns, 'json')}\nFROM (\n${sql}\n) AS report`;
   try {
     const rows = await runBoundRows(connection, select, pick(values, params), pick(BIND_TYPES, params));
     const numeric = new Set(columns.filter((c) => NUMERIC_TEXT.has(c.typeId)).map((c) => c.name));

@@ -1,15 +1,18 @@
 // Runs reports: opens the database read-only (waiting, like every reader, while a sync holds
-// it), creates the shared relations (sql/shared/) with bound parameters, and has DuckDB's COPY
-// write each report through a generic formatting SELECT.
+// it), creates the shared relations (sql/shared/) with bound parameters, and writes each report
+// through a generic formatting SELECT: CSV by the CSV writer every command shares, JSON and
+// Parquet by DuckDB's COPY.
 
-import { StatementType, VARCHAR, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
+import { StatementType, VARCHAR, type DuckDBConnection, type DuckDBResult, type DuckDBValue } from '@duckdb/node-api';
+import { renameSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { withReadOnlyDatabase } from '../exports/read.js';
+import { CsvWriter } from '../output/csv.js';
+import { sessionWallClock } from '../output/values.js';
+import { withReadOnlyDatabase } from '../store/read-only.js';
 import { ConvoduckError, InvalidInputError, QueryError } from '../shared/errors.js';
 import { createOutputDir } from '../shared/output-dir.js';
-import { pick, reportParameters, runBound } from './bound.js';
+import { pick, reportParameters, runBound, streamBound } from './bound.js';
 import { loadCatalog, type CustomReportDir, type ReportDefinition } from './catalog.js';
 import { outputSelectList, quoteLiteral, type ColumnInfo, type OutputFormat } from './format.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
@@ -109,8 +112,9 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
       const result = await writeReport(db.connection, report, values, {
         outDir: options.outDir,
         format,
-        neutralise: !options.raw,
+        raw: options.raw ?? false,
         excel: options.excel ?? false,
+        tz: params.tz,
       });
       results.push(result);
       attempt.committed = true; // a file is written and announced: no second try from the top
@@ -126,8 +130,10 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
 interface WriteOptions {
   outDir: string;
   format: OutputFormat;
-  neutralise: boolean;
+  raw: boolean;
   excel: boolean;
+  /** the session's TimeZone, in which a TIMESTAMP without zone is read */
+  tz: string;
 }
 
 const EXTENSIONS: Record<OutputFormat, string> = { csv: 'csv', json: 'json', parquet: 'parquet' };
@@ -143,44 +149,64 @@ async function writeReport(
   const { columns, params } = await describeReport(connection, report, sql);
 
   const path = join(options.outDir, `${report.name}.${EXTENSIONS[options.format]}`);
-  // DuckDB writes a temporary file next to the target, which then replaces it whole: a reader
+  // Written to a temporary file next to the target, which then replaces it whole: a reader
   // never sees half a report, and a failed report leaves the previous file alone.
   const temporary = `${path}.${process.pid}.tmp`;
-  const copyOptions =
-    options.format === 'csv'
-      ? `FORMAT csv, HEADER${options.excel ? `, NEW_LINE '\r\n'` : ''}`
-      : options.format === 'json'
-        ? 'FORMAT json, ARRAY true'
-        : 'FORMAT parquet';
-  const copy = `COPY (
-SELECT
-  ${outputSelectList(columns, options.format, { neutralise: options.neutralise })}
+  const select = `SELECT
+  ${outputSelectList(columns, options.format)}
 FROM (
 ${sql}
-) AS report
-) TO $${OUTPUT_PATH_PARAM} (${copyOptions})`;
+) AS report`;
 
   let rows: number;
   try {
-    ({ count: rows } = await runBound(
-      connection,
-      copy,
-      { ...pick(values, params), [OUTPUT_PATH_PARAM]: temporary },
-      { ...pick(BIND_TYPES, params), [OUTPUT_PATH_PARAM]: VARCHAR },
-    ));
-    if (options.excel) {
-      // DuckDB's COPY has no byte-order-mark option (its PREFIX cannot be combined with HEADER),
-      // so the BOM is the one thing added after DuckDB wrote the file.
-      await prependBom(temporary, path);
-      rmSync(temporary, { force: true });
+    if (options.format === 'csv') {
+      rows = await streamBound(connection, select, pick(values, params), pick(BIND_TYPES, params), (result) =>
+        writeCsv(result, temporary, options),
+      );
     } else {
-      renameSync(temporary, path);
+      const copyOptions = options.format === 'json' ? 'FORMAT json, ARRAY true' : 'FORMAT parquet';
+      ({ count: rows } = await runBound(
+        connection,
+        `COPY (${select}) TO $${OUTPUT_PATH_PARAM} (${copyOptions})`,
+        { ...pick(values, params), [OUTPUT_PATH_PARAM]: temporary },
+        { ...pick(BIND_TYPES, params), [OUTPUT_PATH_PARAM]: VARCHAR },
+      ));
     }
+    renameSync(temporary, path);
   } catch (err) {
     rmSync(temporary, { force: true });
     throw reportError(report, err);
   }
   return { name: report.name, title: report.title, path, rows, columns: columns.map((c) => c.name) };
+}
+
+/** Bytes of CSV gathered before each write to the file. */
+const CSV_WRITE_BYTES = 64 * 1024;
+
+/** Streams `result` into `path` as CSV; returns the rows written. */
+async function writeCsv(result: DuckDBResult, path: string, options: WriteOptions): Promise<number> {
+  const columns = result.deduplicatedColumnNames().map((name, i) => ({ name, type: result.columnType(i) }));
+  const csv = new CsvWriter(columns, { wall: sessionWallClock(options.tz), raw: options.raw, excel: options.excel });
+  const file = await open(path, 'w');
+  try {
+    let text = csv.header();
+    let rows = 0;
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      for (const row of chunk.getRows()) text += csv.row(row);
+      rows += chunk.rowCount;
+      if (text.length >= CSV_WRITE_BYTES) {
+        await file.write(text);
+        text = '';
+      }
+    }
+    await file.write(text);
+    return rows;
+  } finally {
+    await file.close();
+  }
 }
 
 /** The report's column names and types and the parameters it uses, without running it. */
@@ -208,18 +234,6 @@ export async function describeReport(
     return { columns, params };
   } finally {
     prepared.destroySync();
-  }
-}
-
-async function prependBom(source: string, target: string): Promise<void> {
-  const withBom = `${source}.bom`;
-  try {
-    const out = createWriteStream(withBom);
-    out.write('\uFEFF');
-    await pipeline(createReadStream(source), out);
-    renameSync(withBom, target);
-  } finally {
-    rmSync(withBom, { force: true });
   }
 }
 

@@ -21,3 +21,15 @@ export class DatabaseBusyError extends ConvoduckError {}
 
 /** The database is there but could not be read: damaged, written by a newer convoduck, unreadable. */
 export class DatabaseReadError extends ConvoduckError {}
+
+/** DuckDB error text as one line: the message without the caret diagram that follows it. */
+export function oneLineError(message: string): string {
+  const head = message.split(/\n\s*\n/)[0] ?? message;
+  return head
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

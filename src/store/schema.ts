@@ -2,7 +2,7 @@
 // added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -19,6 +19,7 @@ export const PUBLIC_TABLES = [
   'sync_runs',
   'sync_errors',
 ] as const;
+export type PublicTable = (typeof PUBLIC_TABLES)[number];
 
 /** Tables derived from the raw ones, rebuilt by `rebuild`. */
 export const DERIVED_CONVERSATION_TABLES = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits', 'detail_drift'] as const;
@@ -122,6 +123,10 @@ const BIG_TABLES = {
 );`,
 } as const;
 
+/** The sync_errors sentence of a short window (schema 7), and the wording before it. */
+const SHORT_WINDOW_SQL = String.raw`'^listing (\S+?)\.\.(\S+) is short: the server counts (\d+) conversations?, (\d+) (?:was|were) served'`;
+const SHORT_WINDOW_FORMER_SQL = String.raw`'^listing (\S+?)\.\.(\S+) returned (\d+) of (\d+) conversations'`;
+
 /** SQL that brings a database at schema version (key - 1) to version key. */
 export const MIGRATIONS: Readonly<Record<number, string>> = {
   2: `ALTER TABLE raw_conversations ADD COLUMN IF NOT EXISTS is_final BOOLEAN;
@@ -190,6 +195,22 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         detail_state = CASE WHEN invalid_reason IS NULL THEN 'exact' ELSE 'set_aside' END,
         listing_changed = invalid_reason IS NOT NULL;
       UPDATE conversations c SET detail_state = r.detail_state FROM raw_conversations r WHERE r.id = c.id;`,
+  // Listing gaps as rows (listing_gaps, created by SCHEMA_SQL) from the sentences earlier versions
+  // wrote to sync_errors, in both wordings: the one place a gap is ever read out of a message.
+  8: `INSERT INTO listing_gaps
+      SELECT run_id, space,
+             CASE WHEN gap.from_text = 'beginning' THEN NULL ELSE try_cast(gap.from_text AS TIMESTAMPTZ) END,
+             try_cast(gap.to_text AS TIMESTAMPTZ), gap.counted::INTEGER, gap.served::INTEGER, occurred_at
+      FROM (
+        SELECT e.run_id, r.space, e.occurred_at,
+               CASE WHEN regexp_matches(e.message, ${SHORT_WINDOW_SQL})
+                    THEN regexp_extract(e.message, ${SHORT_WINDOW_SQL}, ['from_text', 'to_text', 'counted', 'served'])
+                    ELSE regexp_extract(e.message, ${SHORT_WINDOW_FORMER_SQL}, ['from_text', 'to_text', 'served', 'counted']) END AS gap
+        FROM sync_errors e LEFT JOIN sync_runs r USING (run_id)
+        WHERE e.stage = 'listing'
+          AND (regexp_matches(e.message, ${SHORT_WINDOW_SQL}) OR regexp_matches(e.message, ${SHORT_WINDOW_FORMER_SQL})))
+      WHERE try_cast(gap.to_text AS TIMESTAMPTZ) IS NOT NULL
+        AND (gap.from_text = 'beginning' OR try_cast(gap.from_text AS TIMESTAMPTZ) IS NOT NULL);`,
 };
 
 export const SCHEMA_SQL = `
@@ -343,6 +364,19 @@ CREATE TABLE IF NOT EXISTS sync_runs (
   details_coerced INTEGER DEFAULT 0,
   details_set_aside INTEGER DEFAULT 0,
   conversations_deleted INTEGER DEFAULT 0
+);
+
+-- Windows whose listing did not add up: the server counted (server_count) more conversations
+-- than it served. A later run of the space that lists the window again closes the gap (status
+-- reads which are open). window_from NULL: from the beginning of history.
+CREATE TABLE IF NOT EXISTS listing_gaps (
+  run_id INTEGER NOT NULL,
+  space VARCHAR,
+  window_from TIMESTAMPTZ,
+  window_to TIMESTAMPTZ NOT NULL,
+  server_count INTEGER NOT NULL,
+  served INTEGER NOT NULL,
+  recorded_at TIMESTAMPTZ NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS sync_errors (

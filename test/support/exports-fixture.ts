@@ -3,7 +3,7 @@
 // errors, a few conversations without a detail, and one unusable detail body.
 import { generateDataset, type Dataset } from '../../src/simulator/index.js';
 import { Database } from '../../src/store/database.js';
-import { setWatermark } from '../../src/store/state.js';
+import { setWatermark } from '../../src/store/watermark.js';
 import {
   finishRun,
   saveDetails,

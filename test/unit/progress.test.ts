@@ -1,7 +1,7 @@
-// The progress line (src/cli/progress.ts): the rolling rate and the budget per minute, the ETA from
+// The progress line (src/cli/sync/progress.ts): the rolling rate and the budget per minute, the ETA from
 // the budget, the line fitted to a terminal's width, and how often the printer writes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { columnsOf, cut, describe as describeLine, etaSeconds, fitParts, describeParts, formatDuration, progressPrinter, ratePerMinute } from '../../src/cli/progress.js';
+import { columnsOf, cut, describe as describeLine, etaSeconds, fitParts, describeParts, formatDuration, progressPrinter, ratePerMinute } from '../../src/cli/sync/progress.js';
 import type { SyncProgress } from '../../src/crawler/sync.js';
 
 function progress(over: Partial<SyncProgress> = {}): SyncProgress {

@@ -1,6 +1,6 @@
 // API settings from the environment and files, and the CLI's flag parsers.
 import { describe, expect, it } from 'vitest';
-import { checkApiKey, checkBaseUrl, resolveApiSettings } from '../../src/cli/settings.js';
+import { checkApiKey, checkBaseUrl, resolveApiSettings } from '../../src/cli/config/settings.js';
 import { parsePositiveInt } from '../../src/cli/parse.js';
 import { parseDurationArg, parseTimeArg } from '../../src/shared/time.js';
 

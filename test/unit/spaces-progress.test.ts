@@ -2,8 +2,8 @@
 // per space, each fitting the width), and log lines prefixed with the space's slug.
 import { describe, expect, it } from 'vitest';
 import type { SyncProgress } from '../../src/crawler/sync.js';
-import { columnsOf } from '../../src/cli/progress.js';
-import { spacesProgressPrinter } from '../../src/cli/spaces-progress.js';
+import { columnsOf } from '../../src/cli/sync/progress.js';
+import { spacesProgressPrinter } from '../../src/cli/sync/spaces-progress.js';
 
 function stream(isTTY: boolean, columns = 60): NodeJS.WriteStream & { text: string } {
   const s = { isTTY, columns, text: '', write: (chunk: string) => ((s.text += chunk), true) };

@@ -3,11 +3,11 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { sync } from '../../crawler/sync.js';
 import { preferSmallHeap } from '../../shared/heap.js';
-import { runQuery } from '../../exports/query.js';
+import { runQuery } from '../../query/query.js';
 import { runReports } from '../../reports/index.js';
 import { startSimulator } from '../../simulator/index.js';
 import { parsePositiveInt } from '../parse.js';
-import { formatDuration, progressPrinter } from '../progress.js';
+import { formatDuration, progressPrinter } from '../sync/progress.js';
 import { loadHtmlReport } from './report-html.js';
 
 /** The demo's report.html covers this many days (the simulator holds 28). */

@@ -9,9 +9,9 @@ import {
   type TableExport,
 } from '../../exports/export.js';
 import { PUBLIC_TABLES } from '../../store/schema.js';
-import { resolveDbPath } from '../config.js';
+import { resolveDbPath } from '../config/db-path.js';
 import { UsageError } from '../errors.js';
-import { busyNotice } from '../../exports/read.js';
+import { busyNotice } from '../../store/read-only.js';
 import { formatInstant, parseDurationArg, parseTimeArg } from '../../shared/time.js';
 import { parseChoice } from '../parse.js';
 

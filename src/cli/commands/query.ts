@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { QUERY_FORMATS, type QueryFormat } from '../../exports/format.js';
-import { runQuery } from '../../exports/query.js';
-import { busyNotice } from '../../exports/read.js';
-import { resolveDbPath } from '../config.js';
+import { QUERY_FORMATS, runQuery, type QueryFormat } from '../../query/query.js';
+import { busyNotice } from '../../store/read-only.js';
+import { resolveDbPath } from '../config/db-path.js';
 import { UsageError } from '../errors.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';
@@ -15,6 +14,7 @@ interface QueryFlags {
   wait: string;
   maxWidth: string;
   space?: string[];
+  raw?: boolean;
 }
 
 export function registerQuery(program: Command): void {
@@ -34,6 +34,7 @@ export function registerQuery(program: Command): void {
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .option('--max-width <n>', 'table format: cut cells longer than this', '48')
+    .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
     .option('--space <slug>', 'the tables hold only this space’s rows (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .addHelpText(
       'after',
@@ -48,7 +49,8 @@ Examples:
 Values: JSON numbers for integers up to 2^53 (larger ones as strings), timestamps in ISO 8601
 UTC (2026-11-01T08:00:00Z, a fraction only when present; a TIMESTAMP without zone is read in
 the session's TimeZone, as DuckDB's ::TIMESTAMPTZ reads it), JSON columns embedded as JSON. CSV follows RFC 4180
-(NULL is an empty field, an empty string is ""); the table shows NULL as NULL.
+(NULL is an empty field, an empty string is ""), as report writes it: a text cell that begins
+with = + - @ or a tab or line break gets a leading ' (--raw keeps it); the table shows NULL as NULL.
 Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usage.`,
     )
     .action(async (sqlArg: string | undefined, flags: QueryFlags) => {
@@ -65,6 +67,7 @@ Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usa
         lockTimeoutMs,
         maxCellWidth,
         spaces: flags.space ?? [],
+        raw: flags.raw ?? false,
         onWait: () => process.stderr.write(busyNotice(flags.wait)),
       });
       if (format === 'table' && !result.truncated) {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Database, StoreError } from '../../store/database.js';
 import { rebuild } from '../../store/derive.js';
-import { resolveDbPath } from '../config.js';
+import { resolveDbPath } from '../config/db-path.js';
 import { UsageError } from '../errors.js';
 
 export function registerRebuild(program: Command): void {

@@ -15,9 +15,9 @@ import {
   type CustomReportDir,
   type OutputFormat,
 } from '../../reports/index.js';
-import { busyNotice } from '../../exports/read.js';
+import { busyNotice } from '../../store/read-only.js';
 import { parseDurationArg } from '../../shared/time.js';
-import { resolveDbPath } from '../config.js';
+import { resolveDbPath } from '../config/db-path.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';
 import { reportHtml } from './report-html.js';
 

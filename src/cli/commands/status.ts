@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { getStatus } from '../../exports/status.js';
-import { renderStatus } from '../status-render.js';
-import { resolveDbPath } from '../config.js';
+import { getStatus } from '../../status/read-status.js';
+import { renderStatus } from '../status/render.js';
+import { resolveDbPath } from '../config/db-path.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { parsePositiveInt } from '../parse.js';
-import { busyNotice } from '../../exports/read.js';
+import { busyNotice } from '../../store/read-only.js';
 
 interface StatusFlags {
   db?: string;

@@ -2,8 +2,8 @@
 // what any other `--json` command prints when it fails before its own summary):
 // a scheduler always has something to parse, with the exit code and the reason in it.
 
-import type { FailedRunCounters, SyncSummary } from '../crawler/sync.js';
-import { EXIT } from './errors.js';
+import type { FailedRunCounters, SyncSummary } from '../../crawler/sync.js';
+import { EXIT } from '../errors.js';
 
 export const INTERRUPTED_EXIT = 130;
 

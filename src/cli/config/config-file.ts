@@ -4,8 +4,8 @@
 
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
-import { parseBaseUrl } from '../api/base-url.js';
-import { UsageError } from './errors.js';
+import { parseBaseUrl } from '../../api/base-url.js';
+import { UsageError } from '../errors.js';
 
 /** One [[space]] table, checked. */
 export interface SpaceEntry {

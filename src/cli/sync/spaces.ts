@@ -4,16 +4,16 @@
 // space is fine, 3 when any key was refused or could not be read, 1 for any other recorded error,
 // 130 when interrupted.
 
-import { AuthError } from '../api/client.js';
-import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../crawler/spaces.js';
-import { preferSmallHeap } from '../shared/heap.js';
-import { resolveDbPath } from './config.js';
-import { describeListingGap, describeSummary, problemOf, type SyncFlags } from './commands/sync.js';
-import { CliError, EXIT, toCliError } from './errors.js';
-import { resolveSpaces, type SpaceSettings } from './settings.js';
+import { AuthError } from '../../api/client.js';
+import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../../crawler/spaces.js';
+import { preferSmallHeap } from '../../shared/heap.js';
+import { resolveDbPath } from '../config/db-path.js';
+import { describeListingGap, describeSummary, problemOf, type SyncFlags } from './describe.js';
+import { CliError, EXIT, toCliError } from '../errors.js';
+import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 import { spacesProgressPrinter } from './spaces-progress.js';
-import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './sync-outcome.js';
-import { interruptible, parseRunFlags } from './sync-flags.js';
+import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './outcome.js';
+import { interruptible, parseRunFlags } from './flags.js';
 
 export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, configFile: string | null): Promise<void> {
   let keys: string[] = [];

@@ -1,12 +1,12 @@
 // What `sync` reads from its flags whatever it crawls (one space or many), and how it stops on
 // Ctrl-C / SIGTERM: the first signal commits what was fetched and stops, the second quits at once.
 
-import { KNOWN_OUTCOMES } from '../api/types.js';
-import { parseDetailsMode, type DetailsMode } from '../crawler/plan.js';
-import { parseDurationArg, parseTimeArg } from '../shared/time.js';
-import { UsageError } from './errors.js';
-import { parsePositiveInt } from './parse.js';
-import { INTERRUPTED_EXIT } from './sync-outcome.js';
+import { KNOWN_OUTCOMES } from '../../api/types.js';
+import { parseDetailsMode, type DetailsMode } from '../../crawler/plan.js';
+import { parseDurationArg, parseTimeArg } from '../../shared/time.js';
+import { UsageError } from '../errors.js';
+import { parsePositiveInt } from '../parse.js';
+import { INTERRUPTED_EXIT } from './outcome.js';
 
 export interface RunFlags {
   details: string;

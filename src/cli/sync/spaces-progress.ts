@@ -1,7 +1,7 @@
 // Progress of a run over several spaces: on a terminal a block of lines, one per space, redrawn
 // in place; in a log, each space's line (progress.ts's) prefixed with its slug, at least every 5 s.
 
-import type { SyncProgress } from '../crawler/sync.js';
+import type { SyncProgress } from '../../crawler/sync.js';
 import { cut, describe, describeParts, fitParts } from './progress.js';
 
 const LOG_EVERY_MS = 4_750;

@@ -3,12 +3,12 @@
 // findings under its slug; a refused key is one line on stderr naming the space and where its key
 // came from (never the key); exit the worst of the spaces' (3 refused, else 1 fails, else 0).
 
-import { checkServer, type CheckReport } from '../crawler/check.js';
-import { UnknownSpaceError } from '../crawler/spaces.js';
-import { printOneSpace, renderFinding, stepPrinter, toJson, useColor, type CheckFlags } from './commands/check.js';
-import { EXIT } from './errors.js';
-import { parsePositiveInt } from './parse.js';
-import { resolveSpaces, type SpaceSettings } from './settings.js';
+import { checkServer, type CheckReport } from '../../check/probes.js';
+import { UnknownSpaceError } from '../../crawler/spaces.js';
+import { printOneSpace, renderFinding, stepPrinter, toJson, useColor, type CheckFlags } from './render.js';
+import { EXIT } from '../errors.js';
+import { parsePositiveInt } from '../parse.js';
+import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 
 interface Checked {
   settings: SpaceSettings;

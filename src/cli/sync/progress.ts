@@ -2,8 +2,8 @@
 // otherwise (cron and CI logs must stay readable, and a silent log looks like a hung job).
 // No colour is used, so NO_COLOR needs nothing here.
 
-import type { WaitReason } from '../api/rate-limiter.js';
-import type { SyncProgress } from '../crawler/sync.js';
+import type { WaitReason } from '../../api/rate-limiter.js';
+import type { SyncProgress } from '../../crawler/sync.js';
 
 /** A log line is due this long after the last one; the sync reports every 250 ms, so no gap exceeds 5 s. */
 const LOG_EVERY_MS = 4_750;
@@ -58,6 +58,8 @@ export function describe(p: SyncProgress): string {
 export function describeParts(p: SyncProgress, short: boolean): LinePart[] {
   // the details phase is named by its count: "details 15/60", not "details · details 15/60"
   const parts: LinePart[] = p.phase === 'details' ? [] : [{ text: p.phase }];
+  // first, so a narrow terminal never cuts it: nothing else moves while it lasts
+  if (p.connection) parts.push({ text: p.connection.problem }, { text: `retrying (attempt ${p.connection.attempt})` });
   if (p.phase === 'listing' && p.window) {
     parts.push({ text: `window ${p.window.from ?? 'beginning'}..${p.window.to}`, attach: true, drop: 5 });
   }

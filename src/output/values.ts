@@ -1,6 +1,6 @@
-// Turning DuckDB result values into output: JSON that never loses a BIGINT or a timestamp,
-// RFC 4180 CSV, and an aligned text table. Everything here is pure (no I/O), so `query`,
-// `report` and the tests share one definition of how a value looks.
+// Turning DuckDB result values into text and JSON: JSON that never loses a BIGINT or a
+// timestamp, and the text of a value as CSV and table output show it. Pure (no I/O), so
+// `query`, `report` and the tests share one definition of how a value looks.
 
 import {
   DuckDBDateValue,
@@ -14,10 +14,8 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { formatInstantMicros } from '../shared/time.js';
-
-export const QUERY_FORMATS = ['table', 'csv', 'json', 'ndjson'] as const;
-export type QueryFormat = (typeof QUERY_FORMATS)[number];
+import { QueryError } from '../shared/errors.js';
+import { formatInstantMicros, zoneReader } from '../shared/time.js';
 
 /** JSON text kept verbatim (a DuckDB JSON column), embedded as-is in JSON output. */
 export class RawJson {
@@ -32,7 +30,7 @@ export interface Column {
   type: DuckDBType;
 }
 
-const NUMERIC_TYPES = new Set<DuckDBTypeId>([
+export const NUMERIC_TYPES = new Set<DuckDBTypeId>([
   DuckDBTypeId.TINYINT,
   DuckDBTypeId.SMALLINT,
   DuckDBTypeId.INTEGER,
@@ -63,6 +61,24 @@ export type WallClock = (wallMicros: bigint) => bigint;
 
 /** The wall clock of a session in UTC: the reading is the instant. */
 export const UTC_WALL_CLOCK: WallClock = (wall) => wall;
+
+/** The wall clock of `zone`, made when the first TIMESTAMP is printed. */
+export function sessionWallClock(zone: string): WallClock {
+  let read: WallClock | null = null;
+  return (wall) => {
+    if (!read) {
+      try {
+        read = zoneReader(zone);
+      } catch {
+        throw new QueryError(
+          `cannot print TIMESTAMP values read in the session TimeZone ${JSON.stringify(zone)}: ` +
+            `cast them to TIMESTAMPTZ or format them with strftime`,
+        );
+      }
+    }
+    return read(wall);
+  };
+}
 
 function instantText(micros: bigint, wall: WallClock | null, fallback: DuckDBValue): string {
   // ±infinity and dates beyond years 0001–9999: DuckDB's own text
@@ -204,7 +220,7 @@ export function stringifyJson(cell: JsonCell): string {
 }
 
 // ---------------------------------------------------------------------------------------
-// Row encoders. Each turns one result row (values in column order) into output text.
+// JSON rows: one result row (values in column order) as one JSON object.
 
 /** One row as a JSON object, keys in column order. */
 export function jsonRow(columns: readonly Column[], row: readonly DuckDBValue[], wall: WallClock = UTC_WALL_CLOCK): string {
@@ -213,135 +229,4 @@ export function jsonRow(columns: readonly Column[], row: readonly DuckDBValue[],
     parts.push(`${JSON.stringify(col.name)}:${stringifyJson(toJsonCell(row[i] ?? null, col.type, wall))}`);
   });
   return `{${parts.join(',')}}`;
-}
-
-/** RFC 4180 field: quoted when it holds a comma, quote, CR or LF; quotes doubled. NULL is an empty field, '' is `""`. */
-export function csvField(text: string | null): string {
-  if (text === null) return '';
-  // Leading or trailing blanks are quoted too: some readers trim unquoted fields.
-  if (text === '' || /[",\r\n]/.test(text) || /^\s|\s$/.test(text)) {
-    return `"${text.replace(/"/g, '""')}"`;
-  }
-  return text;
-}
-
-export function csvLine(fields: readonly (string | null)[]): string {
-  return `${fields.map(csvField).join(',')}\n`;
-}
-
-export function csvRow(columns: readonly Column[], row: readonly DuckDBValue[], wall: WallClock = UTC_WALL_CLOCK): string {
-  return csvLine(columns.map((col, i) => toText(row[i] ?? null, col.type, wall)));
-}
-
-// ---------------------------------------------------------------------------------------
-// Text table: widths come from the header and the first rows seen (the caller decides how
-// many to buffer); later rows are fitted to those widths, so the table can stream.
-
-export const NULL_TEXT = 'NULL';
-export const DEFAULT_MAX_CELL_WIDTH = 48;
-
-function displayLength(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
-
-/** One line, at most `width` characters: control characters shown visibly, overflow cut with `…`. */
-export function fitCell(text: string, width: number): string {
-  const flat = text.replace(/\r\n|\r|\n/g, '↵').replace(/\t/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '�');
-  const chars = [...flat];
-  if (chars.length <= width) return flat;
-  return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
-}
-
-/** Types whose text is short and bounded: never cut, whatever --max-width says. */
-const UNCUT_TYPES = new Set<DuckDBTypeId>([
-  ...NUMERIC_TYPES,
-  DuckDBTypeId.BOOLEAN,
-  DuckDBTypeId.DATE,
-  DuckDBTypeId.TIME,
-  DuckDBTypeId.TIME_TZ,
-  DuckDBTypeId.TIME_NS,
-  DuckDBTypeId.TIMESTAMP,
-  DuckDBTypeId.TIMESTAMP_S,
-  DuckDBTypeId.TIMESTAMP_MS,
-  DuckDBTypeId.TIMESTAMP_NS,
-  DuckDBTypeId.TIMESTAMP_TZ,
-  DuckDBTypeId.INTERVAL,
-  DuckDBTypeId.UUID,
-]);
-
-export class TableLayout {
-  readonly widths: number[];
-  private readonly rightAlign: boolean[];
-  private readonly cut: boolean[];
-
-  /**
-   * Column widths come from the header and `sample`; text columns are cut at `maxCellWidth`
-   * (numbers, timestamps, dates and UUIDs never are: they are short, and useless cut).
-   */
-  constructor(
-    private readonly columns: readonly Column[],
-    sample: readonly (readonly DuckDBValue[])[],
-    maxCellWidth = DEFAULT_MAX_CELL_WIDTH,
-    private readonly wall: WallClock = UTC_WALL_CLOCK,
-  ) {
-    this.rightAlign = columns.map((c) => isNumericType(c.type));
-    this.cut = columns.map((c) => !UNCUT_TYPES.has(c.type.typeId));
-    this.widths = columns.map((col, i) => {
-      const limit = UNCUT_TYPES.has(col.type.typeId) ? Number.MAX_SAFE_INTEGER : maxCellWidth;
-      let width = displayLength(col.name);
-      for (const row of sample) {
-        const text = toText(row[i] ?? null, col.type, wall) ?? NULL_TEXT;
-        width = Math.max(width, displayLength(fitCell(text, limit)));
-        if (width >= limit) break;
-      }
-      return Math.max(width, 1);
-    });
-  }
-
-  private line(cells: string[], align: boolean[], cut: boolean[]): string {
-    return `${cells
-      .map((cell, i) => {
-        const width = this.widths[i]!;
-        // A value wider than the sample showed overflows its column rather than lose digits.
-        const text = cut[i] ? fitCell(cell, width) : fitCell(cell, Math.max(width, displayLength(cell)));
-        const pad = ' '.repeat(Math.max(0, width - displayLength(text)));
-        return align[i] ? pad + text : text + pad;
-      })
-      .join(' | ')
-      .trimEnd()}\n`;
-  }
-
-  header(): string {
-    const names = this.columns.map((c) => c.name);
-    const rule = `${this.widths.map((w) => '-'.repeat(w)).join('-+-')}\n`;
-    return (
-      this.line(
-        names,
-        names.map(() => false),
-        names.map(() => false),
-      ) + rule
-    );
-  }
-
-  row(row: readonly DuckDBValue[]): string {
-    return this.line(
-      this.columns.map((col, i) => toText(row[i] ?? null, col.type, this.wall) ?? NULL_TEXT),
-      this.rightAlign,
-      this.cut,
-    );
-  }
-}
-
-/** DuckDB error text as one line: the message without the caret diagram that follows it. */
-export function oneLineError(message: string): string {
-  const head = message.split(/\n\s*\n/)[0] ?? message;
-  return head
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
 }

@@ -1,7 +1,7 @@
 // Pure judgements behind `convoduck check`: each turns what one response showed into a finding
 // (ok, warn, fail, skip) with a one-line message and the measured values. No I/O.
 
-import { detailProblem } from './validate.js';
+import { detailProblem } from '../crawler/validate.js';
 
 export type FindingStatus = 'ok' | 'warn' | 'fail' | 'skip';
 

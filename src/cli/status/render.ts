@@ -1,6 +1,6 @@
-// `convoduck status` as text: what src/exports/status.ts read from the database, for a person.
+// `convoduck status` as text: what src/status/read-status.ts read from the database, for a person.
 
-import type { ListingGapStatus, RunStatus, SpaceStatus, StatusReport } from '../exports/status.js';
+import type { ListingGapStatus, RunStatus, SpaceStatus, StatusReport } from '../../status/report.js';
 
 function thousands(n: number): string {
   return n.toLocaleString('en-US');

@@ -3,9 +3,9 @@
 
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { parseBaseUrl } from '../api/client.js';
+import { parseBaseUrl } from '../../api/client.js';
 import { ConfigFileError, entryLabel, parseConfigFile, type SpaceEntry } from './config-file.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 export interface ApiSettings {
   baseUrl: string;

@@ -1,6 +1,6 @@
 // `convoduck check`: a handful of requests (never more than MAX_CHECK_REQUESTS, retries and 429s
 // included) that show what the server really does before a sync is scheduled against it.
-// The judgements are pure (check-findings.ts); this module only spends the requests.
+// The judgements are pure (findings.ts); this module only spends the requests.
 
 import { ApiClient, ApiError, AuthError, TransientError } from '../api/client.js';
 import { RateLimiter, type RateObservation, type Ticket } from '../api/rate-limiter.js';
@@ -25,7 +25,7 @@ import {
   type FindingName,
   type PageSeen,
   type SyncEstimate,
-} from './check-findings.js';
+} from './findings.js';
 
 export const MAX_CHECK_REQUESTS = 5;
 

@@ -4,24 +4,17 @@
 
 import type { DuckDBResult, DuckDBValue } from '@duckdb/node-api';
 import type { Writable } from 'node:stream';
-import { ConvoduckError, InvalidInputError, QueryError } from '../shared/errors.js';
+import { CsvWriter } from '../output/csv.js';
+import { OutputSink } from '../output/sink.js';
+import { DEFAULT_MAX_CELL_WIDTH, TableLayout } from '../output/table.js';
+import { jsonRow, sessionWallClock, UTC_WALL_CLOCK, type Column, type WallClock } from '../output/values.js';
+import { ConvoduckError, InvalidInputError, oneLineError, QueryError } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
-import {
-  csvLine,
-  csvRow,
-  DEFAULT_MAX_CELL_WIDTH,
-  jsonRow,
-  oneLineError,
-  TableLayout,
-  UTC_WALL_CLOCK,
-  type Column,
-  type WallClock,
-  type QueryFormat,
-} from './format.js';
-import { isLockError, withReadOnlyDatabase, type ReadAttempt } from './read.js';
-import { OutputSink } from './sink.js';
-import { zoneReader } from '../shared/time.js';
+import { isLockError, withReadOnlyDatabase, type ReadAttempt } from '../store/read-only.js';
 import { limitToSpaces } from '../store/space-scope.js';
+
+export const QUERY_FORMATS = ['table', 'csv', 'json', 'ndjson'] as const;
+export type QueryFormat = (typeof QUERY_FORMATS)[number];
 
 export interface QueryOptions {
   format: QueryFormat;
@@ -37,6 +30,8 @@ export interface QueryOptions {
   tableSampleRows?: number;
   /** the tables hold only these spaces' rows (see space-scope.ts) */
   spaces?: readonly string[];
+  /** csv: keep text cells that look like spreadsheet formulas as they are */
+  raw?: boolean;
 }
 
 export interface QueryResult {
@@ -107,24 +102,6 @@ async function sessionTimeZone(db: Database): Promise<string> {
   return String(reader.getRowObjectsJS()[0]?.zone ?? 'UTC');
 }
 
-/** The wall clock of `zone`, made when the first TIMESTAMP is printed. */
-function sessionWallClock(zone: string): WallClock {
-  let read: WallClock | null = null;
-  return (wall) => {
-    if (!read) {
-      try {
-        read = zoneReader(zone);
-      } catch {
-        throw new QueryError(
-          `cannot print TIMESTAMP values read in the session TimeZone ${JSON.stringify(zone)}: ` +
-            `cast them to TIMESTAMPTZ or format them with strftime`,
-        );
-      }
-    }
-    return read(wall);
-  };
-}
-
 function sqlError(err: unknown): unknown {
   if (err instanceof ConvoduckError || isLockError(err)) return err;
   const message = err instanceof Error ? err.message : String(err);
@@ -137,7 +114,7 @@ function sqlError(err: unknown): unknown {
  */
 export async function writeResult(
   result: DuckDBResult,
-  options: Pick<QueryOptions, 'format' | 'maxCellWidth' | 'tableSampleRows'> & { wallClock?: WallClock },
+  options: Pick<QueryOptions, 'format' | 'maxCellWidth' | 'tableSampleRows' | 'raw'> & { wallClock?: WallClock },
   sink: OutputSink,
   onOutput: () => void = () => undefined,
 ): Promise<number> {
@@ -165,9 +142,10 @@ export async function writeResult(
 
   switch (options.format) {
     case 'csv': {
-      await write(csvLine(names));
+      const csv = new CsvWriter(columns, { wall, raw: options.raw ?? false });
+      await write(csv.header());
       for await (const rows of chunks()) {
-        await write(rows.map((row) => csvRow(columns, row, wall)).join(''));
+        await write(rows.map((row) => csv.row(row)).join(''));
         count += rows.length;
       }
       break;

@@ -1,0 +1,63 @@
+// What `sync` says when a run ends, for one space and for many: the summary lines, the listing
+// gap's line, the one-line problem of a run that was not ok, and its flags.
+
+import type { ListingGapSummary, SyncSummary } from '../../crawler/sync.js';
+import { CliError, EXIT, toCliError } from '../errors.js';
+import type { RunFlags } from './flags.js';
+import { formatDuration } from './progress.js';
+
+export interface SyncFlags extends RunFlags {
+  db?: string;
+  baseUrl?: string;
+  apiKeyFile?: string;
+  config?: string;
+  space?: string[];
+  json?: boolean;
+}
+
+/** The reason a finished run was not ok, as its one line; null when it was. */
+export function problemOf(summary: SyncSummary): string | null {
+  if (summary.status === 'ok') return null;
+  if (summary.status === 'interrupted') return 'sync interrupted: what was fetched is kept; run sync again to resume';
+  if (summary.listingGap) return describeListingGap(summary.listingGap).replace(/^convoduck: /, '');
+  return `${summary.errors} errors recorded in sync_errors — the next run retries them`;
+}
+
+/** convoduck's own errors as everywhere; anything else ended the run, and what was fetched is kept. */
+export function translate(err: unknown): CliError {
+  const known = toCliError(err);
+  if (known) return known;
+  const message = err instanceof Error ? err.message : String(err);
+  return new CliError(`sync failed: ${message.split('\n')[0]} (what was fetched is kept; run sync again to resume)`, EXIT.failed);
+}
+
+/** The one line that says which window is short, by how many, and what happens next. */
+export function describeListingGap(gap: ListingGapSummary): string {
+  const next = gap.nextRunRelists
+    ? 'the watermark stays; the next run lists this window again'
+    : 'a bounded backfill moves no watermark: run it again to list this window';
+  return `convoduck: ${gap.message} — ${next}`;
+}
+
+/** What the run did with data it did not expect, in one line (null when nothing). */
+export function describeUnexpectedData(s: Pick<SyncSummary, 'detailsCoerced' | 'detailsSetAside' | 'conversationsDeleted'>): string | null {
+  const parts: string[] = [];
+  const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  if (s.detailsCoerced > 0) parts.push(`${n(s.detailsCoerced, 'detail', 'details')} stored with values coerced`);
+  if (s.detailsSetAside > 0) parts.push(`${n(s.detailsSetAside, 'detail', 'details')} set aside (raw body kept; see the api_drift report)`);
+  if (s.conversationsDeleted > 0) parts.push(`${n(s.conversationsDeleted, 'conversation', 'conversations')} deleted at the source`);
+  return parts.length === 0 ? null : parts.join(', ');
+}
+
+export function describeSummary(s: SyncSummary, dbPath: string): string {
+  const lines = [
+    `sync ${s.status === 'ok' ? 'done' : s.status} in ${formatDuration(s.seconds)} → ${dbPath}`,
+    `  space ${s.space}, window ${s.windowFrom ?? 'beginning'} .. ${s.windowTo}`,
+    `  ${s.conversationsListed} conversations listed, ${s.detailsFetched} details fetched, ${s.detailsPending} still pending`,
+    `  ${s.requests} requests, ${s.throttled} throttled, ${s.retries} retried, ${s.errors} errors`,
+  ];
+  const unexpected = describeUnexpectedData(s);
+  if (unexpected) lines.push(`  ${unexpected}`);
+  if (s.errors > 0) lines.push('  errors are in the sync_errors table (convoduck status); the next run retries them');
+  return lines.join('\n');
+}

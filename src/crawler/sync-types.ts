@@ -1,0 +1,120 @@
+// What a sync takes (options, client settings, the resources a crawl shares) and gives back
+// (progress, summary): apart from sync.ts, so that the run (sync-run.ts) and its entry points
+// import them without importing each other.
+
+import type { ApiClient, ConnectionTrouble } from '../api/client.js';
+import type { WaitReason } from '../api/rate-limiter.js';
+import type { ListingGapSummary } from './listing.js';
+import type { DetailsMode } from './plan.js';
+import type { RunCounters } from '../store/writes.js';
+import type { BatchWriter } from './writer.js';
+
+export type { ListingGapSummary };
+
+/** What one space's crawl takes, whoever made its client and writer (sync, or syncSpaces for many). */
+export interface CrawlOptions {
+  dbPath: string;
+  details?: DetailsMode;
+  since?: Date;
+  until?: Date;
+  full?: boolean;
+  /** fetch again every detail set aside, not only those whose list entry changed */
+  retrySetAside?: boolean;
+  /** how far before the watermark an incremental run starts listing (default 1 h) */
+  overlapMs?: number;
+  /** requests in flight at once (default 32: latency must not cost throughput) */
+  concurrency?: number;
+  /** details per committed batch (default 100) */
+  batchSize?: number;
+  /** commit at least this often while details arrive (default 2 s) */
+  flushIntervalMs?: number;
+  /** pending details per plan (default PLAN_CHUNK, store/pending-details.ts) */
+  planChunk?: number;
+  /** DuckDB's cap while the writer checkpoints (default CHECKPOINT_MEMORY_LIMIT, database.ts) */
+  checkpointMemoryLimit?: string;
+  /** DuckDB's cap while the writer writes (default WRITER_MEMORY_LIMIT, database.ts) */
+  writerMemoryLimit?: string;
+  signal?: AbortSignal;
+  onProgress?: (progress: SyncProgress) => void;
+  now?: () => Date;
+}
+
+/** Where one space's API is, its key, and how its client behaves. */
+export interface ClientSettings {
+  baseUrl: string;
+  apiKey: string;
+  /** cap below the key's limit, to leave room for other integrations */
+  maxRpm?: number;
+  /** the rate limit's window; the API's is a minute (tests shrink it) */
+  windowMs?: number;
+  /** give up on one attempt of a request after this long (default 30 s) */
+  timeoutMs?: number;
+  /** attempts after the first for a failing request (default 6) */
+  maxRetries?: number;
+}
+
+export interface SyncOptions extends CrawlOptions, ClientSettings {}
+
+export type SyncPhase = 'dimensions' | 'listing' | 'details' | 'done';
+
+export interface SyncProgress {
+  phase: SyncPhase;
+  listed: number;
+  listTotal: number | null;
+  detailsDone: number;
+  detailsTotal: number;
+  requests: number;
+  throttled: number;
+  errors: number;
+  startedAt: Date;
+  /** the run's listing window (ISO; from null: the beginning of history), once planned */
+  window: { from: string | null; to: string } | null;
+  /** the rate limit as the limiter sees it now: our sends in its window, and its budget per window */
+  rate: {
+    inWindow: number;
+    budget: number;
+    windowMs: number;
+    /** when each of our sends in the window leaves it, in ms from now, soonest first */
+    leaveInMs?: number[];
+  };
+  /** requests still to send for what is known to be left (list pages, then details); null when unknown */
+  requestsLeft: number | null;
+  /**
+   * nothing can be sent right now: why, how long since our last send, and when the next may go
+   * when the limiter knows (own window, Retry-After, refill)
+   */
+  waiting: { reason: WaitReason; forMs: number; nextInMs: number | null } | null;
+  /** requests cannot connect (refused, unknown host…) and are being retried: what fails, and the attempt due */
+  connection?: ConnectionTrouble | null;
+}
+
+export type SyncStatus = 'ok' | 'errors' | 'interrupted';
+
+/** What a run did (its counts as sync_runs keeps them), and how it ended. */
+export interface SyncSummary extends RunCounters {
+  runId: number;
+  status: SyncStatus;
+  space: string;
+  windowFrom: string | null;
+  windowTo: string;
+  /** listed conversations still without a detail the next run fetches */
+  detailsPending: number;
+  /** conversations the server counts in the window but never served (0: the listing added up) */
+  listingShortfall: number;
+  /** the span of the windows that did not add up, or null */
+  listingGap: ListingGapSummary | null;
+  seconds: number;
+}
+
+/** What a space's crawl shares with others in the same process: its client, and the one writer of the file. */
+export interface CrawlResources {
+  client: ApiClient;
+  /** the file's one writer (the caller holds the sync lock) */
+  writer: BatchWriter;
+  /** the space's slug, when GET /spaces was already asked (else the crawl asks first) */
+  space?: string;
+  /** called once the space is known, before the run's first write */
+  onSpace?: (space: string) => Promise<void>;
+  /** the space whose last sends the client's limiter already counts */
+  seeded?: string;
+}
