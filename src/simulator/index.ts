@@ -17,4 +17,5 @@ export type { GenerateOptions, ConversationRecord } from './dataset.js';
 export { Rng, hashSeed, hashString, UUID_RE } from './random.js';
 export { DRIFT_KINDS, DRIFT_EXPECT } from './real-data-drift.js';
 export type { DriftKind } from './real-data-drift.js';
+export type { Caller, PersonalDataTruth } from './personal-data.js';
 export type { RealDataOptions, RealDataSet, RealDataControl, RealDataTruth } from './real-data.js';
