@@ -2,7 +2,9 @@
 // added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
-export const SCHEMA_VERSION = 7;
+import { ERASURES_DDL } from '../erase/schema.js';
+
+export const SCHEMA_VERSION = 8;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -190,6 +192,8 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         detail_state = CASE WHEN invalid_reason IS NULL THEN 'exact' ELSE 'set_aside' END,
         listing_changed = invalid_reason IS NOT NULL;
       UPDATE conversations c SET detail_state = r.detail_state FROM raw_conversations r WHERE r.id = c.id;`,
+  // The erasure log and tombstones of `forget` and retention (src/erase/schema.ts).
+  8: ERASURES_DDL,
 };
 
 export const SCHEMA_SQL = `
@@ -344,6 +348,9 @@ CREATE TABLE IF NOT EXISTS sync_runs (
   details_set_aside INTEGER DEFAULT 0,
   conversations_deleted INTEGER DEFAULT 0
 );
+
+-- Conversations erased (forget, retention): never stored or fetched again (src/erase/schema.ts).
+${ERASURES_DDL}
 
 CREATE TABLE IF NOT EXISTS sync_errors (
   run_id INTEGER NOT NULL,
