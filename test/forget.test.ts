@@ -116,6 +116,29 @@ describe('forget --match PHONE', () => {
   }, 120_000);
 });
 
+describe('forget --out DIR', () => {
+  it('rewrites the export folder: no row or text of the erased conversations is left in it, the others stay', async () => {
+    const { ids, truth } = repeatCaller();
+    const db = freshCopy();
+    const out = join(dir, `export-${copies}`);
+    const exported = await runCli(['export', '--out', out, '--partition-by', 'day'], envFor(db));
+    expect(exported.code, exported.stderr).toBe(0);
+    const read = (sql: string) => Database.with(join(dir, `reader-${copies}.duckdb`), (d) => d.all<{ n: number }>(sql));
+    const turns = `read_parquet('${out}/transcript_turns/**/*.parquet', hive_partitioning = true)`;
+    const count = async (where: string) => (await read(`SELECT count(*)::INTEGER AS n FROM ${turns} WHERE ${where}`))[0]!.n;
+    const ofIds = `conversation_id IN (${ids.map((id) => `'${id}'`).join(',')})`;
+    const total = await count('true');
+    const gone = await count(ofIds);
+    expect(gone).toBeGreaterThan(0);
+
+    const result = await runCli(['forget', '--match', truth.caller.phoneE164, '--out', out], envFor(db));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/forget: rewrote \d+ tables of /);
+    expect(await count(`${ofIds} OR contains(text, '${truth.caller.phoneE164}') OR contains(text, '${truth.caller.phoneNational}')`)).toBe(0);
+    expect(await count('true')).toBe(total - gone);
+  }, 120_000);
+});
+
 describe('forget --dry-run', () => {
   it('lists id, space and started_at of what would go, never the text, and changes nothing', async () => {
     const { ids, truth } = repeatCaller();
