@@ -3,6 +3,7 @@
 // with the odd caller line that starts with a formula character, carries an emoji or breaks
 // across lines. Each draws from its own PRNG stream, so the skeleton stays the same.
 
+import { callerOf, drawPersonalFacts, type PersonalFacts } from './personal-data.js';
 import * as P from './phrases.js';
 import { Rng, hashSeed } from './random.js';
 import type { Ev, Skeleton } from './skeleton.js';
@@ -13,16 +14,40 @@ export interface Facts {
   invoice: string;
   day: string;
   company: string;
+  /** the caller's personal data (personal-data.ts): as said here, and as systems store it */
+  readonly phone: string;
+  readonly phoneE164: string;
+  readonly email: string;
+  readonly card: string;
+  readonly iban: string;
+  /** a 16-digit order reference that fails Luhn: looks like a card, is none */
+  readonly orderRef: string;
+  /** all of the above, drawn on first use (a summary rarely needs them: generating stays fast) */
+  personal(): PersonalFacts;
 }
 
 export function drawFacts(seed: number, idx: number, company: string): Facts {
   const rng = new Rng(hashSeed(seed, idx, 0xfac7));
+  const drawnName = rng.pick(P.CUSTOMER_NAMES);
+  const order = `A-${rng.int(10000, 99999)}`;
+  const invoice = `INV-${rng.int(2023, 2025)}-${String(rng.int(1, 9999)).padStart(4, '0')}`;
+  const day = rng.pick(P.WEEKDAYS);
+  const who = callerOf(seed, idx, drawnName, rng);
+  let drawn: PersonalFacts | undefined;
+  const personal = (): PersonalFacts => (drawn ??= drawPersonalFacts(seed, idx, who));
   return {
-    name: rng.pick(P.CUSTOMER_NAMES),
-    order: `A-${rng.int(10000, 99999)}`,
-    invoice: `INV-${rng.int(2023, 2025)}-${String(rng.int(1, 9999)).padStart(4, '0')}`,
-    day: rng.pick(P.WEEKDAYS),
+    name: who.name,
+    order,
+    invoice,
+    day,
     company,
+    get phone() { return personal().phoneSpoken; },
+    get phoneE164() { return personal().caller.phoneE164; },
+    get email() { return personal().caller.email; },
+    get card() { return personal().caller.card; },
+    get iban() { return personal().caller.iban; },
+    get orderRef() { return personal().orderRef; },
+    personal,
   };
 }
 
@@ -48,8 +73,8 @@ export function summaryText(seed: number, idx: number, sk: Skeleton, f: Facts): 
       case 'book_appointment': p = `booked a showroom appointment for ${f.day}`; break;
       case 'reschedule_appointment': p = `moved an appointment to ${f.day}`; break;
       case 'check_invoice': p = `asked about invoice ${f.invoice}`; break;
-      case 'update_payment': p = 'requested a payment link'; break;
-      case 'take_message': p = 'left a message for the team'; break;
+      case 'update_payment': p = `requested a payment link to ${f.email}`; break;
+      case 'take_message': p = `left a message for the team, callback on ${f.phone}`; break;
       default: p = null;
     }
     if (p !== null && !seen.includes(p)) seen.push(p);

@@ -19,6 +19,8 @@ import type { AgentDetail, ConnectionDetail, ConversationDetail, ConversationSum
 import { assembleDetail, assembleSummary, compareRecords, type ConversationRecord, type ConversationSource } from './conversation.js';
 import { flat } from './dataset-format.js';
 import { historyStarts } from './history.js';
+import { drawFacts } from './conversation-text.js';
+import { personalDataIn, type PersonalDataTruth } from './personal-data.js';
 import { buildSkeleton, type Skeleton, type SkeletonSource } from './skeleton.js';
 import { setUpSpace } from './space-setup.js';
 
@@ -119,6 +121,13 @@ export class Dataset {
     const rec = this.byId.get(id);
     if (!rec) return undefined;
     return assembleDetail(this.conversationSource, rec, this.skeleton(rec.idx, rec.startMs));
+  }
+
+  /** Truth for tests: the caller of conversation `id` and which of their data its detail holds. */
+  personalData(id: string): PersonalDataTruth | undefined {
+    const rec = this.byId.get(id);
+    if (!rec) return undefined;
+    return personalDataIn(this.detail(id), drawFacts(this.seed, rec.idx, this.conversationSource.company).personal());
   }
 
   /** Conversations still in progress, newest first. */

@@ -18,4 +18,5 @@ export { Rng, hashSeed, hashString, UUID_RE } from './random.js';
 export { DRIFT_KINDS, DRIFT_EXPECT } from './real-data-drift.js';
 export { BROKEN_BODIES, BROKEN_EXPECT } from './real-data-broken.js';
 export type { DriftKind } from './real-data-drift.js';
+export type { Caller, PersonalDataTruth } from './personal-data.js';
 export type { RealDataOptions, RealDataSet, RealDataControl, RealDataTruth } from './real-data.js';

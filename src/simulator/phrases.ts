@@ -103,15 +103,15 @@ export const INTENT_LINES: Record<string, readonly string[]> = {
 
 /** What the caller says when the agent needs the details for a tool node. */
 export const PROVIDE_LINES: Record<string, readonly string[]> = {
-  identify_caller: ['My number is the one I am calling from.', 'It is {name}, customer since 2019.', 'Sure, my e-mail is on file.'],
+  identify_caller: ['My number is {phone}.', 'It is {name}, customer since 2019, my e-mail is {email}.', 'Sure, it is {email}.'],
   lookup_order: ['The order number is {order}.', 'It is {order}, A as in Alpha.', '{order}, I think.'],
   track_shipment: ['Tracking number? It is the same as the order, {order}.', 'Order {order}.'],
   start_return: ['Both pairs from order {order}, please.', 'Just the jacket, order {order}.'],
   book_appointment: ['{day} afternoon would be ideal.', 'Any time on {day}, the earlier the better.'],
   reschedule_appointment: ['Move it to {day}, please.', 'The appointment on Tuesday, to {day}.'],
-  check_invoice: ['Invoice {invoice}.', 'The number is {invoice}, from last month.'],
-  update_payment: ['By SMS please.', 'E-mail is better, thanks.'],
-  take_message: ['Please tell them: "call me back after 5 pm", thanks.', 'My name is {name}, it is about order {order}.'],
+  check_invoice: ['Invoice {invoice}. I paid it from {iban}.', 'The number is {invoice}, from last month, reference {orderRef}.'],
+  update_payment: ['By SMS please, to {phone}.', 'E-mail is better, to {email}. Or take the card {card}.'],
+  take_message: ['Please tell them: "call me back after 5 pm at {phone}", thanks.', 'My name is {name}, it is about order {order}.'],
 };
 
 export const CALLER_FILLERS = [

@@ -10,8 +10,8 @@ export function toolPayload(slug: string, status: string, f: Facts, rng: Rng): {
   let output: unknown;
   switch (slug) {
     case 'find_customer':
-      input = { phone: '[REDACTED]' };
-      output = { customer_id: `cus_${rng.hex(6)}`, name: f.name, tier: rng.pick([null, 'gold', 'silver']), emails: ['[REDACTED]'] };
+      input = { phone: f.phoneE164 };
+      output = { customer_id: `cus_${rng.hex(6)}`, name: f.name, tier: rng.pick([null, 'gold', 'silver']), emails: [f.email] };
       break;
     case 'lookup_order':
       input = { order_number: f.order };
@@ -43,7 +43,7 @@ export function toolPayload(slug: string, status: string, f: Facts, rng: Rng): {
       output = rng.chance(0.2) ? [] : ['09:30', '11:00', '15:15'].slice(0, rng.int(1, 3));
       break;
     case 'book_appointment':
-      input = { slot: '11:00', name: '[REDACTED]', phone: '[REDACTED]' };
+      input = { slot: '11:00', name: f.name, phone: f.phone };
       output = { appointment_id: `apt_${rng.hex(4)}`, confirmed: true, reminders: { sms: true, email: null } };
       break;
     case 'reschedule_appointment':
@@ -52,14 +52,14 @@ export function toolPayload(slug: string, status: string, f: Facts, rng: Rng): {
       break;
     case 'get_invoice':
       input = { invoice_number: f.invoice };
-      output = { amount: rng.int(1000, 50000) / 100, currency: 'EUR', due_date: '2024-02-01', iban: '[REDACTED]', paid: rng.chance(0.3) };
+      output = { amount: rng.int(1000, 50000) / 100, currency: 'EUR', due_date: '2024-02-01', iban: f.iban, paid: rng.chance(0.3) };
       break;
     case 'send_payment_link':
-      input = { invoice_number: f.invoice, channel: rng.pick(['sms', 'email']) };
+      input = { invoice_number: f.invoice, channel: rng.pick(['sms', 'email']), to: f.email };
       output = 'https://pay.example/l/[REDACTED]';
       break;
     case 'create_ticket':
-      input = { subject: `Callback for ${f.name}`, body: `Caller asked for a callback.\nTopic: "order ${f.order}", urgent, please.` };
+      input = { subject: `Callback for ${f.name}`, body: `Caller asked for a callback on ${f.phone}.\nTopic: "order ${f.order}", urgent, please.` };
       output = { ticket_id: rng.int(1000, 99999) };
       break;
     default:

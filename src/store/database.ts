@@ -291,13 +291,18 @@ async function openWritable(path: string, memoryLimit?: string): Promise<{ insta
     // A commit whose WAL passed DuckDB's threshold checkpoints on its own, and a checkpoint that
     // fails under the cap invalidates the instance mid-write: the writer checkpoints when it chooses.
     await connection.run(`SET checkpoint_threshold = '${AUTOMATIC_CHECKPOINT_NEVER}'`);
-    await connection.run(`ATTACH ${sqlString(path)} AS store (ROW_GROUP_SIZE ${WRITE_ROW_GROUP_SIZE}, STORAGE_VERSION '${STORAGE_VERSION}')`);
+    await connection.run(`ATTACH ${sqlString(path)} AS store (${writableAttachOptions()})`);
     await connection.run('USE store');
     return { instance, connection };
   } catch (err) {
     instance.closeSync();
     throw err;
   }
+}
+
+/** The options a file convoduck writes is attached with (also those of a file rewritten by `forget`). */
+export function writableAttachOptions(): string {
+  return `ROW_GROUP_SIZE ${WRITE_ROW_GROUP_SIZE}, STORAGE_VERSION '${STORAGE_VERSION}'`;
 }
 
 function sqlString(value: string): string {

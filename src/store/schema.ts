@@ -2,7 +2,9 @@
 // added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
-export const SCHEMA_VERSION = 8;
+import { ERASURES_DDL } from '../erase/schema.js';
+
+export const SCHEMA_VERSION = 9;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -211,6 +213,8 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
           AND (regexp_matches(e.message, ${SHORT_WINDOW_SQL}) OR regexp_matches(e.message, ${SHORT_WINDOW_FORMER_SQL})))
       WHERE try_cast(gap.to_text AS TIMESTAMPTZ) IS NOT NULL
         AND (gap.from_text = 'beginning' OR try_cast(gap.from_text AS TIMESTAMPTZ) IS NOT NULL);`,
+  // The erasure log and tombstones of `forget` and retention (src/erase/schema.ts).
+  9: ERASURES_DDL,
 };
 
 export const SCHEMA_SQL = `
@@ -378,6 +382,9 @@ CREATE TABLE IF NOT EXISTS listing_gaps (
   served INTEGER NOT NULL,
   recorded_at TIMESTAMPTZ NOT NULL
 );
+
+-- Conversations erased (forget, retention): never stored or fetched again (src/erase/schema.ts).
+${ERASURES_DDL}
 
 CREATE TABLE IF NOT EXISTS sync_errors (
   run_id INTEGER NOT NULL,

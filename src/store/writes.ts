@@ -5,6 +5,7 @@ import type { Database } from './database.js';
 import { deleteChildRows, idParams, inIds, insertChildRows, insertConversationRows, parseOrNull, stage, type ConversationRow } from './derive.js';
 import { detailState, normaliseDetail, normaliseDetailText, normaliseSummary, readAsNotUtf8, type NormalisedDetail } from './normalise.js';
 import { saveSpaceConfig } from './space-config.js';
+import { withoutErased } from '../erase/tombstone.js';
 
 export interface ListedConversation {
   id: string;
@@ -114,8 +115,9 @@ export async function saveListPage(
   listedAt: Date,
   entries: ListedConversation[],
 ): Promise<void> {
-  if (entries.length === 0) return;
-  const page = lastPerId(entries);
+  // erased conversations (forget, retention) are never stored again
+  const page = await withoutErased(db, lastPerId(entries));
+  if (page.length === 0) return;
   await stage(
     db,
     '_listed',

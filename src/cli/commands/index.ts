@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
+import { registerForget } from './forget.js';
 import { registerQuery } from './query.js';
 import { registerRebuild } from './rebuild.js';
 import { registerReport } from './report.js';
@@ -18,6 +19,7 @@ export function registerCommands(program: Command): void {
   registerExport(program);
   registerStatus(program);
   registerRebuild(program);
+  registerForget(program);
   registerDemo(program);
   registerSimulate(program);
 }

@@ -9,6 +9,7 @@ import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
 import { interruptible, parseRunFlags } from '../sync/flags.js';
 import { syncSpacesCommand } from '../sync/spaces.js';
+import { retainAfterSync } from '../sync/retain-after-sync.js';
 
 export function registerSync(program: Command): void {
   withApiOptions(program.command('sync'))
@@ -29,6 +30,8 @@ export function registerSync(program: Command): void {
     .option('--retry-set-aside', 'fetch again every detail set aside (after an upgrade, or once the API is fixed)')
     .option('--overlap <duration>', 'how far before the watermark an incremental run starts listing', '1h')
     .option('--max-rpm <n>', 'stay under this many requests per minute (leave room for other integrations)')
+    .option('--retain-days <n>', 'after the sync, erase conversations that started more than N days ago (as `forget` does)')
+    .option('--erase-deleted', 'after the sync, erase conversations deleted at the source (as `forget` does)')
     .option('--json', 'print the run summary as JSON on stdout')
     .option('--config <file>', 'crawl every [[space]] of this TOML file into the database (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space of the config (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
@@ -51,6 +54,8 @@ A config file lists the spaces; keys stay outside it:
   api_key_env = "ACME_PROD_KEY"              # or: api_key_file = "/etc/convoduck/acme-prod.key"
   slug = "acme-prod"                         # optional: checked before anything is stored
   max_rpm = 45                               # optional, as --max-rpm
+  retain_days = 90                           # optional, as --retain-days
+  erase_deleted = true                       # optional, as --erase-deleted
 
 Data the API sends that convoduck did not expect never fails a run: a value whose meaning is
 clear is coerced by a documented rule; a detail that cannot be stored as rows is set aside (its
@@ -70,8 +75,9 @@ and keeps the watermark, so the next run lists that window again.`,
       if (config !== null || (flags.space ?? []).length > 0) return syncSpacesCommand(flags, config);
       let apiKey: string | undefined;
       try {
-        const { summary, dbPath } = await runSync(flags, (key) => (apiKey = key));
+        const { summary, dbPath, retention } = await runSync(flags, (key) => (apiKey = key));
         process.stderr.write(describeSummary(summary, dbPath) + '\n');
+        if (summary.status !== 'interrupted') await retainAfterSync(dbPath, [{ space: summary.space, ...retention }]);
         if (summary.listingGap) process.stderr.write(describeListingGap(summary.listingGap) + '\n');
         const exitCode = summary.status === 'ok' ? EXIT.ok : summary.status === 'interrupted' ? INTERRUPTED_EXIT : EXIT.failed;
         if (flags.json) process.stdout.write(renderOutcome(finishedOutcome(summary, exitCode, problemOf(summary)), apiKey));
@@ -92,7 +98,7 @@ and keeps the watermark, so the next run lists that window again.`,
 async function runSync(
   flags: SyncFlags & { apiKey?: string },
   onKey: (apiKey: string) => void,
-): Promise<{ summary: SyncSummary; dbPath: string }> {
+): Promise<{ summary: SyncSummary; dbPath: string; retention: ReturnType<typeof parseRunFlags>['retention'] }> {
   const run = parseRunFlags(flags, new Date());
   const settings = resolveApiSettings(flags);
   onKey(settings.apiKey);
@@ -107,7 +113,7 @@ async function runSync(
       return sync({ ...settings, ...run, dbPath, signal: aborted, onProgress: progress.update });
     });
     progress.finish();
-    return { summary, dbPath };
+    return { summary, dbPath, retention: run.retention };
   } catch (err) {
     progress.finish();
     // Ctrl-C ended a call that was waiting (for the rate limit, say): an interruption, not a failure.

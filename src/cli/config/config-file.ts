@@ -20,9 +20,13 @@ export interface SpaceEntry {
   maxRpm?: number;
   /** the space's slug, when the file names it (checked against GET /spaces before anything is stored) */
   slug?: string;
+  /** erase its conversations older than this many days after each sync (src/erase/retention.ts) */
+  retainDays?: number;
+  /** erase its conversations deleted at the source after each sync */
+  eraseDeleted?: boolean;
 }
 
-export const SPACE_KEYS = ['base_url', 'api_key_env', 'api_key_file', 'max_rpm', 'slug'] as const;
+export const SPACE_KEYS = ['base_url', 'api_key_env', 'api_key_file', 'max_rpm', 'slug', 'retain_days', 'erase_deleted'] as const;
 
 /** A config file that cannot be used as it is: exit 2, one line naming the file and line. */
 export class ConfigFileError extends UsageError {
@@ -136,6 +140,15 @@ function checkTable(
   }
   const slug = text('slug');
   if (slug !== undefined) entry.slug = slug;
+  if (table.retain_days !== undefined) {
+    const n = table.retain_days;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) throw at(lineOf('retain_days'), `retain_days in ${label} must be a whole number of days above 0`);
+    entry.retainDays = n;
+  }
+  if (table.erase_deleted !== undefined) {
+    if (typeof table.erase_deleted !== 'boolean') throw at(lineOf('erase_deleted'), `erase_deleted in ${label} must be true or false`);
+    entry.eraseDeleted = table.erase_deleted;
+  }
   return entry;
 }
 

@@ -88,6 +88,9 @@ export interface SpaceSettings extends ApiSettings {
   maxRpm?: number;
   /** the slug the config file expects GET /spaces to name */
   slug?: string;
+  /** retention (src/erase/retention.ts): the config's retain_days and erase_deleted */
+  retainDays?: number;
+  eraseDeleted?: boolean;
   /** where the key came from, for the line that says it was refused (never the key) */
   keySource: string;
   /** why the key could not be read (unset variable, unreadable file); apiKey is then empty */
@@ -186,5 +189,7 @@ function spaceSettings(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv):
   const settings: SpaceSettings = { label: entryLabel(entry), baseUrl: entry.baseUrl, apiKey, keySource };
   if (entry.maxRpm !== undefined) settings.maxRpm = entry.maxRpm;
   if (entry.slug !== undefined) settings.slug = entry.slug;
+  if (entry.retainDays !== undefined) settings.retainDays = entry.retainDays;
+  if (entry.eraseDeleted !== undefined) settings.eraseDeleted = entry.eraseDeleted;
   return settings;
 }

@@ -16,6 +16,8 @@ export interface RunFlags {
   retrySetAside?: boolean;
   overlap: string;
   maxRpm?: string;
+  retainDays?: string;
+  eraseDeleted?: boolean;
 }
 
 export interface RunSettings {
@@ -28,6 +30,8 @@ export interface RunSettings {
   maxRpm: number | undefined;
   /** the rate limit's window when tests shrink it (CONVODUCK_RATE_WINDOW_MS) */
   windowMs: number | undefined;
+  /** erase after the sync: conversations older than retainDays, and those deleted at the source */
+  retention: { retainDays?: number; eraseDeletedAtSource?: boolean };
 }
 
 export function parseRunFlags(flags: RunFlags, now: Date): RunSettings {
@@ -46,7 +50,11 @@ export function parseRunFlags(flags: RunFlags, now: Date): RunSettings {
   if (flags.full && since) throw new UsageError('--full and --since contradict each other: use one');
   const overlapMs = parseDurationArg('--overlap', flags.overlap);
   const maxRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
-  return { details, since, until, full: flags.full, retrySetAside: flags.retrySetAside, overlapMs, maxRpm, windowMs: testWindowMs() };
+  const retention = {
+    ...(flags.retainDays !== undefined ? { retainDays: parsePositiveInt('--retain-days', flags.retainDays) } : {}),
+    ...(flags.eraseDeleted ? { eraseDeletedAtSource: true } : {}),
+  };
+  return { details, since, until, full: flags.full, retrySetAside: flags.retrySetAside, overlapMs, maxRpm, windowMs: testWindowMs(), retention };
 }
 
 /** Tests shrink the API's one-minute window to keep crawls short; users never need this. */

@@ -14,6 +14,7 @@ import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 import { spacesProgressPrinter } from './spaces-progress.js';
 import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './outcome.js';
 import { interruptible, parseRunFlags } from './flags.js';
+import { retainAfterSync } from './retain-after-sync.js';
 
 export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, configFile: string | null): Promise<void> {
   let keys: string[] = [];
@@ -60,6 +61,17 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
       progress.finish();
     }
 
+    // each space's own retain_days / erase_deleted, else the flags'
+    await retainAfterSync(
+      dbPath,
+      summary.spaces
+        .filter((o) => o.summary && o.status !== 'interrupted')
+        .map((o) => ({
+          space: o.space,
+          retainDays: spaces[o.target]!.retainDays ?? run.retention.retainDays,
+          eraseDeletedAtSource: spaces[o.target]!.eraseDeleted ?? run.retention.eraseDeletedAtSource,
+        })),
+    );
     const skipped = unreadable.map((s) => `${s.keyProblem} (this space skipped; the others ran)`);
     const lines = [...summary.spaces.map((o) => lineOf(o, spaces[o.target]!)), ...skipped];
     for (const o of summary.spaces) if (o.summary) process.stderr.write(describeSummary(o.summary, dbPath) + '\n');

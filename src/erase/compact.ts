@@ -1,0 +1,83 @@
+// DuckDB keeps a deleted row's bytes in the file: CHECKPOINT marks its blocks free and reuses them
+// later, VACUUM does not reclaim them (DuckDB's docs, "Reclaiming space"). So after an erasure the
+// database is copied, table by table, into a fresh file that only ever received the remaining rows,
+// and the fresh file replaces the old one by rename (atomic on one file system: a reader opens
+// either the old file or the new one, never half of one).
+//
+// The copy is not `COPY FROM DATABASE`: that recreates each table from its plain definition and so
+// loses the raw bodies' ZSTD compression (a column's compression is fixed at CREATE); the schema is
+// created from SCHEMA_SQL instead, then filled, and the sequences continue where they were.
+
+import { existsSync, renameSync, rmSync, chmodSync } from 'node:fs';
+import { Database, RAISED_MEMORY_LIMIT, writableAttachOptions } from '../store/database.js';
+import { SCHEMA_SQL } from '../store/schema.js';
+import { REWRITE_PENDING } from './erase.js';
+
+function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+function literal(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** Rewrites the database at `path` into a fresh file holding only its live rows; the caller holds the sync lock. */
+export async function rewriteDatabaseFile(path: string): Promise<void> {
+  const fresh = `${path}.rewrite-${process.pid}`;
+  for (const leftover of [fresh, `${fresh}.wal`]) rmSync(leftover, { force: true });
+  try {
+    await Database.with(
+      path,
+      async (db) => {
+        // everything committed into the old file first: its WAL is then empty and can go
+        await db.run('CHECKPOINT');
+        await db.run(`ATTACH ${literal(fresh)} AS fresh (${writableAttachOptions()})`);
+        await db.run('USE fresh');
+        await db.run(SCHEMA_SQL);
+        await db.run('USE store');
+        await copyTables(db);
+        await db.run(`DELETE FROM fresh.main.convoduck_meta WHERE key = ?`, [REWRITE_PENDING]);
+        await db.run('DETACH fresh');
+      },
+      { mustExist: true, memoryLimit: RAISED_MEMORY_LIMIT },
+    );
+    chmodSync(fresh, 0o600);
+    // the old WAL would be replayed onto the new file: it must go first (it holds nothing, see above)
+    rmSync(`${path}.wal`, { force: true });
+    renameSync(fresh, path);
+  } finally {
+    for (const leftover of [fresh, `${fresh}.wal`]) if (existsSync(leftover)) rmSync(leftover, { force: true });
+  }
+}
+
+async function copyTables(db: Database): Promise<void> {
+  const tables = await db.all<{ table_name: string }>(
+    `SELECT table_name FROM duckdb_tables() WHERE database_name = 'store' AND schema_name = 'main' AND NOT temporary ORDER BY table_name`,
+  );
+  const known = new Set(
+    (await db.all<{ table_name: string }>(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'fresh'`)).map((r) => r.table_name),
+  );
+  for (const { table_name: table } of tables) {
+    const t = ident(table);
+    await db.run(
+      known.has(table)
+        ? `INSERT INTO fresh.main.${t} BY NAME SELECT * FROM store.main.${t}`
+        : `CREATE TABLE fresh.main.${t} AS SELECT * FROM store.main.${t}`, // a table of the user's own
+    );
+  }
+  // views of the user's own, as they were defined
+  const views = await db.all<{ sql: string }>(`SELECT sql FROM duckdb_views() WHERE database_name = 'store' AND NOT internal AND NOT temporary`);
+  if (views.length > 0) {
+    await db.run('USE fresh');
+    for (const v of views) await db.run(v.sql);
+    await db.run('USE store');
+  }
+  const sequences = await db.all<{ sequence_name: string; start_value: bigint; last_value: bigint | null }>(
+    `SELECT sequence_name, start_value, last_value FROM duckdb_sequences() WHERE database_name = 'store' AND NOT temporary`,
+  );
+  for (const s of sequences) {
+    const next = s.last_value === null ? s.start_value : s.last_value + 1n;
+    await db.run(`DROP SEQUENCE IF EXISTS fresh.main.${ident(s.sequence_name)}`);
+    await db.run(`CREATE SEQUENCE fresh.main.${ident(s.sequence_name)} START ${next}`);
+  }
+}

@@ -1,0 +1,44 @@
+// Erasing conversations from the store: every row of them in every table, in one transaction,
+// and a row per conversation in `erasures` (the log, and the tombstone that keeps later listings
+// from storing them again). The freed blocks still hold their bytes until the file is rewritten
+// (compact.ts): the transaction marks that as pending, so a rewrite that did not happen is done
+// by the next `forget` or retention pass.
+
+import type { Database } from '../store/database.js';
+import { stage } from '../store/derive.js';
+import { CONVERSATION_ROW_TABLES, type ErasureRule } from './schema.js';
+import type { ErasureTarget } from './select.js';
+
+/** convoduck_meta key set while erased rows' bytes may still be in the file. */
+export const REWRITE_PENDING = 'erasure_rewrite_pending';
+
+export interface Erasure {
+  target: ErasureTarget;
+  rule: ErasureRule;
+  /** a keyed hash of the selector (never the selector itself), or null */
+  selectorHash: string | null;
+}
+
+export async function eraseConversations(db: Database, erasures: readonly Erasure[], erasedAt: Date): Promise<void> {
+  if (erasures.length === 0) return;
+  await stage(
+    db,
+    '_erase',
+    ['id', 'space', 'rule', 'selector_hash'],
+    erasures.map((e) => [e.target.id, e.target.space, e.rule, e.selectorHash]),
+  );
+  await db.transaction(async () => {
+    for (const [table, column] of CONVERSATION_ROW_TABLES) {
+      await db.run(`DELETE FROM ${table} WHERE ${column} IN (SELECT id FROM _erase)`);
+    }
+    await db.run(`INSERT INTO erasures SELECT id, space, ?::TIMESTAMPTZ, rule, selector_hash FROM _erase`, [erasedAt.toISOString()]);
+    await db.run(`INSERT OR REPLACE INTO convoduck_meta VALUES (?, ?)`, [REWRITE_PENDING, erasedAt.toISOString()]);
+  });
+  await db.run(`DROP TABLE _erase`);
+}
+
+/** Whether erased rows' bytes may still be in the file (an erasure whose rewrite did not finish). */
+export async function rewritePending(db: Database): Promise<boolean> {
+  const row = await db.one(`SELECT 1 FROM convoduck_meta WHERE key = ?`, [REWRITE_PENDING]);
+  return row !== undefined;
+}
