@@ -54,7 +54,7 @@ describe('schema 8', () => {
     });
 
     const { report: after, stderr } = await status();
-    expect(stderr).toContain(`convoduck: upgrading ${dbPath} from schema 7 to 8, once`);
+    expect(stderr).toContain(`convoduck: upgrading ${dbPath} from schema 7 to ${SCHEMA_VERSION}, once`);
     expect(after.listingGaps).toEqual([
       {
         runId: 3,
