@@ -155,7 +155,8 @@ const cases: Case[] = [
 ];
 
 describe('bad input', () => {
-  it.each(cases)('$name: one line, exit 2, nothing touched', async (c) => {
+  // each case is its own CLI process that must leave the folder as it was: several run at once
+  it.concurrent.for(cases)('$name: one line, exit 2, nothing touched', async (c, { expect }) => {
     const before = snapshot();
     const result = await runCli(c.args(), c.env?.() ?? {});
     expect(result.code, result.stderr).toBe(c.code ?? 2);
