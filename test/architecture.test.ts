@@ -53,3 +53,11 @@ describe('docs/architecture.md', () => {
     expect(rows).toEqual(expected);
   });
 });
+
+describe('README.md', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('is for users: at most 20 KB, and no revision stamps (figures live in docs/performance.md)', () => {
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(20 * 1024);
+    expect(readme.match(/\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b/g) ?? []).toEqual([]);
+  });
+});
