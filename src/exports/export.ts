@@ -36,6 +36,7 @@ import {
   type TimeUnit,
 } from './manifest.js';
 import { withReadOnlyDatabase } from '../store/read-only.js';
+import { registerRedaction, type Redaction } from '../redact/outputs.js';
 
 export { EXPORT_FORMATS, MANIFEST_FILE, PARTITION_KINDS, type ExportFormat, type PartitionKind } from './manifest.js';
 export type { PublicTable };
@@ -57,6 +58,8 @@ export interface ExportOptions {
   /** called after each table has been written */
   onTable?: (table: TableExport) => void;
   now?: () => Date;
+  /** --redact: personal data in the redacted columns (src/redact/outputs.ts) replaced */
+  redaction?: Redaction | null;
 }
 
 export interface TableExport {
@@ -187,11 +190,12 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         async (db) => {
           rmSync(stagingDir, { recursive: true, force: true }); // a retried attempt starts clean
           mkdirSync(stagingDir, { mode: 0o700 });
+          if (options.redaction) registerRedaction(db.connection, options.redaction);
           const only = options.spaces ?? [];
           await limitToSpaces(db, only);
           covered = [...(await storedSpaces(db)), ...(only.length > 0 ? [] : [NULL_PARTITION])].map((s) => `space=${s}`);
           const out = [];
-          for (const plan of plans) out.push({ plan, ...(await copyTable(db, plan, stagingDir, format, since)) });
+          for (const plan of plans) out.push({ plan, ...(await copyTable(db, plan, stagingDir, format, since, Boolean(options.redaction))) });
           return out;
         },
       );
