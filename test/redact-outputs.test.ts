@@ -3,7 +3,7 @@
 // and session_ref replaced by its keyed hash (the same in every output, so joins still work).
 // Without --redact the same outputs hold them: the check can fail. Names are not caught (documented).
 import { DuckDBInstance } from '@duckdb/node-api';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keyedHash } from '../src/redact/index.js';
@@ -156,4 +156,35 @@ describe('--redact', () => {
     const misuse = await runCli(['report', '--with-text', '--out', fileDir('misuse')], env());
     expect(misuse.code).toBe(2);
   }, 60_000);
+
+  it('an export folder stays redacted with one key: a mixed run is refused, forget --out rewrites it redacted', async () => {
+    const out = join(fileDir('one-key'), 'out');
+    await cli(['export', '--out', out, '--partition-by', 'day', '--redact']);
+    const manifest = readFileSync(join(out, 'convoduck-export.json'), 'utf8');
+    expect(manifest).toContain('key_check');
+    expect(manifest).not.toContain(KEY);
+    for (const [args, extra] of [
+      [['--no-redact'], {}],
+      [['--redact'], { CONVODUCK_REDACT_KEY: 'b'.repeat(40) }],
+    ] as const) {
+      const r = await runCli(['export', '--out', out, '--partition-by', 'day', '--since', '2d', ...args], env(extra));
+      expect(r.code, r.stderr).toBe(2);
+      // (after the line that says --since was rounded down to a whole day)
+      expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(/^convoduck: --out .+ — .+$/);
+    }
+    const plain = join(fileDir('plain'), 'out');
+    await cli(['export', '--out', plain]);
+    expect((await runCli(['export', '--out', plain, '--redact'], env())).code).toBe(2);
+
+    // forget --out on its own copy of the database: the rewritten partitions are redacted too
+    const copy = join(fileDir('forget'), 'copy.duckdb');
+    copyFileSync(db, copy);
+    const truth = sim.dataset.records.map((r) => sim.dataset.personalData(r.id)!).find((t) => t.found.some((f) => f.kind === 'email'))!;
+    const noKey = await runCli(['forget', '--match', truth.caller.email, '--out', out], { CONVODUCK_DB: copy });
+    expect(noKey.code, noKey.stderr).toBe(2);
+    await cli(['forget', '--match', truth.caller.email, '--out', out], { CONVODUCK_DB: copy });
+    const text = await folderText(out);
+    expect(leaked(text)).toEqual([]);
+    expect(refs.some((r) => text.includes(r))).toBe(false);
+  }, 120_000);
 });

@@ -23,6 +23,7 @@ import { CONVERSATION_TABLES, copyTable, PLACEHOLDERS_DIR, type TablePlan } from
 import { installSpaces, installTable, partitionSources, restrictModes } from './install.js';
 import { checkLayout } from './layout.js';
 import { settlePlaceholder } from './placeholder.js';
+import { checkRedaction, redactionMark } from './redaction.js';
 import {
   MANIFEST_FILE,
   MANIFEST_VERSION,
@@ -161,6 +162,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
   const previousUmask = setUmask(0o077);
   try {
     const manifest = prepareOutDir(outDir, options.outDir);
+    checkRedaction(manifest, options.redaction, options.outDir);
     // Refusals come before the staging directory: a refused export leaves OUT as it was.
     checkLayout(outDir, options.outDir, manifest, {
       format,
@@ -211,6 +213,8 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         layout: { format, partition_by: partitionBy },
         tables: { ...(manifest?.tables ?? {}) },
       };
+      const mark = redactionMark(options.redaction);
+      if (mark) nextManifest.redaction = mark;
       for (const { plan, rows, files, placeholder } of copied) {
         const previous = manifest?.tables[plan.table];
         const finalDir = join(outDir, plan.table);
