@@ -7,15 +7,24 @@
 import { existsSync } from 'node:fs';
 import { exportTables, type ExportSummary, type PublicTable } from '../exports/export.js';
 import { readManifest, timeUnitOf } from '../exports/manifest.js';
+import { checkRedaction } from '../exports/redaction.js';
+import { loadRedactionKey, type Redaction } from '../redact/index.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { PUBLIC_TABLES } from '../store/schema.js';
 import type { ErasureTarget } from './select.js';
 
-/** Checks before anything is erased that DIR is an export folder convoduck can rewrite. */
+/** Checks before anything is erased that DIR is an export folder convoduck can rewrite (a redacted one: with its key). */
 export function checkExportFolder(outDir: string): void {
-  if (!existsSync(outDir) || readManifest(outDir, outDir)?.layout === undefined) {
+  const manifest = existsSync(outDir) ? readManifest(outDir, outDir) : null;
+  if (manifest?.layout === undefined) {
     throw new InvalidInputError(`forget --out ${outDir} is no convoduck export folder (no convoduck-export.json of version 2) — pass the folder an earlier \`convoduck export --out\` wrote`);
   }
+  checkRedaction(manifest, redactionOf(outDir), outDir);
+}
+
+/** A redacted export is rewritten redacted, with the key from the environment. */
+function redactionOf(outDir: string): Redaction | null {
+  return readManifest(outDir, outDir)?.redaction ? { key: loadRedactionKey() } : null;
 }
 
 export async function rewriteExport(dbPath: string, outDir: string, erased: readonly ErasureTarget[]): Promise<ExportSummary | null> {
@@ -27,5 +36,6 @@ export async function rewriteExport(dbPath: string, outDir: string, erased: read
   // a conversation without a start sits in the NULL partition: only a whole export reaches it
   const since = timeUnitOf(layout.partition_by) === null || starts.some((s) => s === null) ? null : new Date(Math.min(...starts.map((s) => s!.getTime())));
   const spaces = layout.partition_by?.startsWith('space') ? [...new Set(erased.map((e) => e.space).filter((s): s is string => s !== null))] : undefined;
-  return exportTables(dbPath, { outDir, format: layout.format, partitionBy: layout.partition_by, tables, since, ...(spaces ? { spaces } : {}) });
+  const redaction = redactionOf(outDir);
+  return exportTables(dbPath, { outDir, format: layout.format, partitionBy: layout.partition_by, tables, since, redaction, ...(spaces ? { spaces } : {}) });
 }

@@ -4,6 +4,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { redactedSql, ruleOf } from '../redact/outputs.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { isoUtcSql } from '../shared/time.js';
 import type { Database } from '../store/database.js';
@@ -48,6 +49,7 @@ export async function copyTable(
   stagingDir: string,
   format: ExportFormat,
   since: Date | null,
+  redact = false,
 ): Promise<{ rows: number; files: string[]; placeholder: string | null }> {
   const { table, partitionBy } = plan;
   const unit = timeUnitOf(partitionBy);
@@ -58,7 +60,14 @@ export async function copyTable(
   const startedAt = isChild ? 'c.started_at' : 't.started_at';
   // JSON columns go out as plain strings: every reader understands a UTF-8 string column,
   // not every one the Parquet JSON annotation.
-  const replaced = (await columnsOfType(db, table, 'JSON')).map((c) => `t."${c}"::VARCHAR AS "${c}"`);
+  const replaced = (await columnsOfType(db, table, 'JSON')).map((c) => `${redact ? redactedSql(c, `t."${c}"`) : `t."${c}"`}::VARCHAR AS "${c}"`);
+  if (redact) {
+    // --redact: the columns src/redact/outputs.ts names, through its functions (registered on the connection)
+    const json = new Set(await columnsOfType(db, table, 'JSON'));
+    for (const c of await columnsOfType(db, table, '')) {
+      if (!json.has(c) && ruleOf(c)) replaced.push(`${redactedSql(c, `t."${c}"`)} AS "${c}"`);
+    }
+  }
   if (format === 'csv') {
     // CSV timestamps as every text output prints them (Parquet keeps its native types). The
     // session is UTC, so a TIMESTAMP without zone is read as UTC.

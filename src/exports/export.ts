@@ -23,6 +23,7 @@ import { CONVERSATION_TABLES, copyTable, PLACEHOLDERS_DIR, type TablePlan } from
 import { installSpaces, installTable, partitionSources, restrictModes } from './install.js';
 import { checkLayout } from './layout.js';
 import { settlePlaceholder } from './placeholder.js';
+import { checkRedaction, redactionMark } from './redaction.js';
 import {
   MANIFEST_FILE,
   MANIFEST_VERSION,
@@ -36,6 +37,7 @@ import {
   type TimeUnit,
 } from './manifest.js';
 import { withReadOnlyDatabase } from '../store/read-only.js';
+import { registerRedaction, type Redaction } from '../redact/outputs.js';
 
 export { EXPORT_FORMATS, MANIFEST_FILE, PARTITION_KINDS, type ExportFormat, type PartitionKind } from './manifest.js';
 export type { PublicTable };
@@ -57,6 +59,8 @@ export interface ExportOptions {
   /** called after each table has been written */
   onTable?: (table: TableExport) => void;
   now?: () => Date;
+  /** --redact: personal data in the redacted columns (src/redact/outputs.ts) replaced */
+  redaction?: Redaction | null;
 }
 
 export interface TableExport {
@@ -158,6 +162,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
   const previousUmask = setUmask(0o077);
   try {
     const manifest = prepareOutDir(outDir, options.outDir);
+    checkRedaction(manifest, options.redaction, options.outDir);
     // Refusals come before the staging directory: a refused export leaves OUT as it was.
     checkLayout(outDir, options.outDir, manifest, {
       format,
@@ -187,11 +192,12 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         async (db) => {
           rmSync(stagingDir, { recursive: true, force: true }); // a retried attempt starts clean
           mkdirSync(stagingDir, { mode: 0o700 });
+          if (options.redaction) registerRedaction(db.connection, options.redaction);
           const only = options.spaces ?? [];
           await limitToSpaces(db, only);
           covered = [...(await storedSpaces(db)), ...(only.length > 0 ? [] : [NULL_PARTITION])].map((s) => `space=${s}`);
           const out = [];
-          for (const plan of plans) out.push({ plan, ...(await copyTable(db, plan, stagingDir, format, since)) });
+          for (const plan of plans) out.push({ plan, ...(await copyTable(db, plan, stagingDir, format, since, Boolean(options.redaction))) });
           return out;
         },
       );
@@ -207,6 +213,8 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         layout: { format, partition_by: partitionBy },
         tables: { ...(manifest?.tables ?? {}) },
       };
+      const mark = redactionMark(options.redaction);
+      if (mark) nextManifest.redaction = mark;
       for (const { plan, rows, files, placeholder } of copied) {
         const previous = manifest?.tables[plan.table];
         const finalDir = join(outDir, plan.table);

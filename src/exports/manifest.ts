@@ -65,6 +65,8 @@ export interface Manifest {
   /** version 2; for a version 1 manifest the layout is inferred from its tables and the folder */
   layout?: ExportLayout;
   tables: Record<string, ManifestTable>;
+  /** written with --redact (src/exports/redaction.ts); absent: not redacted */
+  redaction?: { key_check: string };
 }
 
 /** The manifest in `outDir`, null when there is none or it is not ours; refuses one from a newer convoduck. */

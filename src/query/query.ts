@@ -8,6 +8,7 @@ import { CsvWriter } from '../output/csv.js';
 import { OutputSink } from '../output/sink.js';
 import { DEFAULT_MAX_CELL_WIDTH, TableLayout } from '../output/table.js';
 import { jsonRow, sessionWallClock, UTC_WALL_CLOCK, type Column, type WallClock } from '../output/values.js';
+import { rowRedactor, type Redaction } from '../redact/outputs.js';
 import { ConvoduckError, InvalidInputError, oneLineError, QueryError } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
 import { isLockError, withReadOnlyDatabase, type ReadAttempt } from '../store/read-only.js';
@@ -32,6 +33,8 @@ export interface QueryOptions {
   spaces?: readonly string[];
   /** csv: keep text cells that look like spreadsheet formulas as they are */
   raw?: boolean;
+  /** --redact: the result's columns named in src/redact/outputs.ts cleaned, in every format */
+  redaction?: Redaction | null;
 }
 
 export interface QueryResult {
@@ -114,13 +117,15 @@ function sqlError(err: unknown): unknown {
  */
 export async function writeResult(
   result: DuckDBResult,
-  options: Pick<QueryOptions, 'format' | 'maxCellWidth' | 'tableSampleRows' | 'raw'> & { wallClock?: WallClock },
+  options: Pick<QueryOptions, 'format' | 'maxCellWidth' | 'tableSampleRows' | 'raw' | 'redaction'> & { wallClock?: WallClock },
   sink: OutputSink,
   onOutput: () => void = () => undefined,
 ): Promise<number> {
   const names = result.deduplicatedColumnNames();
   const columns: Column[] = names.map((name, i) => ({ name, type: result.columnType(i) }));
   const wall = options.wallClock ?? UTC_WALL_CLOCK;
+  // the user's own SQL cannot be wrapped in the redaction functions: its rows are cleaned here
+  const redact = options.redaction ? rowRedactor(names, options.redaction) : null;
   let count = 0;
   let started = false;
   const write = async (text: string) => {
@@ -136,7 +141,7 @@ export async function writeResult(
       if (sink.closed) return;
       const chunk = await result.fetchChunk();
       if (!chunk || chunk.rowCount === 0) return;
-      yield chunk.getRows();
+      yield redact ? chunk.getRows().map(redact) : chunk.getRows();
     }
   }
 

@@ -10,6 +10,7 @@ export { keyedHash, type KeyedHashOptions } from './keyed-hash.js';
 export { luhnValid } from './luhn.js';
 export { detectPhones, isPhoneNumber } from './phone.js';
 export { redactText, type RedactOptions } from './redact-text.js';
+export { redactedSql, redactValue, REDACTED_COLUMNS, registerRedaction, rowRedactor, ruleOf, type ColumnRule, type Redaction } from './outputs.js';
 export { loadRedactionKey, MIN_KEY_LENGTH, RedactionKeyError } from './redaction-key.js';
 export { PERSONAL_KINDS, type PersonalKind, type Span } from './spans.js';
 export { redactUrlQuery, type UrlQueryMode } from './url-query.js';

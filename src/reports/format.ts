@@ -8,6 +8,7 @@
 //   parquet    nothing: native types
 
 import { DuckDBTypeId } from '@duckdb/node-api';
+import { redactedSql } from '../redact/outputs.js';
 import { isoUtcSql } from '../shared/time.js';
 
 export const OUTPUT_FORMATS = ['csv', 'json', 'parquet'] as const;
@@ -31,16 +32,23 @@ export function quoteLiteral(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
-/** The select list that turns a report's columns into what the output format should hold. */
-export function outputSelectList(columns: readonly ColumnInfo[], format: OutputFormat): string {
-  if (format === 'parquet') return '*';
+/**
+ * The select list that turns a report's columns into what the output format should hold; with
+ * `redact`, the columns src/redact/outputs.ts names go through its SQL functions first.
+ */
+export function outputSelectList(columns: readonly ColumnInfo[], format: OutputFormat, redact = false): string {
+  const source = (column: ColumnInfo) =>
+    redact ? redactedSql(column.name, quoteIdent(column.name), column.alias?.toUpperCase() === 'JSON') : quoteIdent(column.name);
+  if (format === 'parquet') {
+    const replaced = columns.filter((c) => source(c) !== quoteIdent(c.name)).map((c) => `${source(c)} AS ${quoteIdent(c.name)}`);
+    return replaced.length > 0 ? `* REPLACE (${replaced.join(', ')})` : '*';
+  }
   return columns
-    .map((column) => `${outputExpression(column, format)} AS ${quoteIdent(column.name)}`)
+    .map((column) => `${outputExpression(column, format, source(column))} AS ${quoteIdent(column.name)}`)
     .join(',\n  ');
 }
 
-function outputExpression(column: ColumnInfo, format: 'csv' | 'json'): string {
-  const c = quoteIdent(column.name);
+function outputExpression(column: ColumnInfo, format: 'csv' | 'json', c: string): string {
   if (isDecimal(column)) return `round(${c}, ${DECIMALS})`;
   if (format === 'csv') return c; // the CSV writer prints the rest (src/output/csv.ts)
   switch (column.typeId) {

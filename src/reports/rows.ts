@@ -4,6 +4,7 @@
 // (a period and the one before it).
 
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { registerRedaction, type Redaction } from '../redact/outputs.js';
 import { withReadOnlyDatabase } from '../store/read-only.js';
 import { ConvoduckError, QueryError } from '../shared/errors.js';
 import { pick } from './bound.js';
@@ -34,6 +35,8 @@ export interface ReportReaderOptions {
   sharedSqlDir?: string;
   lockTimeoutMs?: number;
   onWait?: () => void;
+  /** --redact: personal data in the redacted columns (src/redact/outputs.ts) replaced */
+  redaction?: Redaction | null;
 }
 
 export interface ReportReader {
@@ -51,8 +54,10 @@ export async function withReportReader<T>(
   const all = loadReports(options.sqlDir);
   const shared = loadSharedRelations(options.sharedSqlDir);
   const read = { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait };
-  return withReadOnlyDatabase(options.dbPath, read, async (db) =>
-    work({
+  const redaction = options.redaction ?? null;
+  return withReadOnlyDatabase(options.dbPath, read, async (db) => {
+    if (redaction) registerRedaction(db.connection, redaction);
+    return work({
       resolve: (filters) => resolveParams(db.connection, filters),
       async read(params, names) {
         const reports = selectReports(all, names);
@@ -61,21 +66,22 @@ export async function withReportReader<T>(
         await db.connection.run(`SET TimeZone = ${quoteLiteral(params.tz)}`);
         await createSharedRelations(db.connection, shared, values);
         const result = new Map<string, ReportRows>();
-        for (const report of reports) result.set(report.name, await readReport(db.connection, report, values));
+        for (const report of reports) result.set(report.name, await readReport(db.connection, report, values, redaction !== null));
         return result;
       },
-    }),
-  );
+    });
+  });
 }
 
 async function readReport(
   connection: DuckDBConnection,
   report: ReportDefinition,
   values: Record<ParamName, DuckDBValue>,
+  redact: boolean,
 ): Promise<ReportRows> {
   const sql = reportBody(report.sql);
   const { columns, params } = await describeReport(connection, report, sql);
-  const select = `SELECT\n  ${outputSelectList(columns, 'json')}\nFROM (\n${sql}\n) AS report`;
+  const select = `SELECT\n  ${outputSelectList(columns, 'json', redact)}\nFROM (\n${sql}\n) AS report`;
   try {
     const rows = await runBoundRows(connection, select, pick(values, params), pick(BIND_TYPES, params));
     const numeric = new Set(columns.filter((c) => NUMERIC_TEXT.has(c.typeId)).map((c) => c.name));

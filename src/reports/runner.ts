@@ -9,6 +9,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CsvWriter } from '../output/csv.js';
 import { sessionWallClock } from '../output/values.js';
+import { registerRedaction, type Redaction } from '../redact/outputs.js';
 import { withReadOnlyDatabase } from '../store/read-only.js';
 import { ConvoduckError, InvalidInputError, QueryError } from '../shared/errors.js';
 import { createOutputDir } from '../shared/output-dir.js';
@@ -33,6 +34,8 @@ export interface RunReportsOptions {
   raw?: boolean;
   /** csv: UTF-8 byte-order mark and CRLF line ends, for spreadsheet programs */
   excel?: boolean;
+  /** --redact: personal data in the redacted columns (src/redact/outputs.ts) replaced */
+  redaction?: Redaction | null;
   /** where the reports' `.sql` files are; default the package's sql/ */
   sqlDir?: string;
   /** a folder of the user's own reports, run beside those of `sqlDir` */
@@ -100,6 +103,7 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
   const read = { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait };
   return withReadOnlyDatabase(options.dbPath, read, async (db, attempt) => {
     const params = await resolveParams(db.connection, options.filters ?? {});
+    if (options.redaction) registerRedaction(db.connection, options.redaction);
     // A TIMESTAMP a report returns (local time in --tz, like started_local) is read in --tz
     // when it is printed as a UTC instant, and so is any cast a report makes.
     await db.connection.run(`SET TimeZone = ${quoteLiteral(params.tz)}`);
@@ -114,6 +118,7 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
         format,
         raw: options.raw ?? false,
         excel: options.excel ?? false,
+        redact: Boolean(options.redaction),
         tz: params.tz,
       });
       results.push(result);
@@ -132,6 +137,7 @@ interface WriteOptions {
   format: OutputFormat;
   raw: boolean;
   excel: boolean;
+  redact: boolean;
   /** the session's TimeZone, in which a TIMESTAMP without zone is read */
   tz: string;
 }
@@ -153,7 +159,7 @@ async function writeReport(
   // never sees half a report, and a failed report leaves the previous file alone.
   const temporary = `${path}.${process.pid}.tmp`;
   const select = `SELECT
-  ${outputSelectList(columns, options.format)}
+  ${outputSelectList(columns, options.format, options.redact)}
 FROM (
 ${sql}
 ) AS report`;

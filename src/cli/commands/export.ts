@@ -10,6 +10,7 @@ import {
 } from '../../exports/export.js';
 import { PUBLIC_TABLES } from '../../store/schema.js';
 import { resolveDbPath } from '../config/db-path.js';
+import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
 import { busyNotice } from '../../store/read-only.js';
 import { formatInstant, parseDurationArg, parseTimeArg } from '../../shared/time.js';
@@ -25,10 +26,11 @@ interface ExportFlags {
   json?: boolean;
   wait: string;
   space?: string[];
+  redact?: boolean;
 }
 
 export function registerExport(program: Command): void {
-  program
+  const command = program
     .command('export')
     .summary('write the public tables as Parquet or CSV files (optionally Hive-partitioned)')
     .description(
@@ -50,7 +52,8 @@ export function registerExport(program: Command): void {
     .option('--json', 'print a summary as JSON on stdout')
     .option('--space <slug>', 'only this space’s rows (repeatable; default: every space)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
-    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s');
+  withRedactOption(command)
     .addHelpText(
       'after',
       `
@@ -78,6 +81,7 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
       const tables = flags.tables !== undefined ? parseTableList(flags.tables) : undefined;
       const since = flags.since ? parseTimeArg('--since', flags.since, now) : null;
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+      const redaction = resolveRedaction(flags.redact);
       if (since && partitionBy && partitionStart(since, partitionBy).getTime() !== since.getTime()) {
         process.stderr.write(
           `convoduck: --since rounded down to ${formatInstant(partitionStart(since, partitionBy))} ` +
@@ -93,6 +97,7 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
         since,
         spaces: flags.space ?? [],
         lockTimeoutMs,
+        redaction,
         now: () => now,
         onWait: () => process.stderr.write(busyNotice(flags.wait)),
         onTable: (t) => process.stderr.write(describeTable(t) + '\n'),

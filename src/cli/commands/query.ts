@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { QUERY_FORMATS, runQuery, type QueryFormat } from '../../query/query.js';
 import { busyNotice } from '../../store/read-only.js';
 import { resolveDbPath } from '../config/db-path.js';
+import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';
@@ -15,10 +16,11 @@ interface QueryFlags {
   maxWidth: string;
   space?: string[];
   raw?: boolean;
+  redact?: boolean;
 }
 
 export function registerQuery(program: Command): void {
-  program
+  const command = program
     .command('query')
     .summary('run SQL against the database (read-only) and print the result')
     .description(
@@ -35,7 +37,8 @@ export function registerQuery(program: Command): void {
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .option('--max-width <n>', 'table format: cut cells longer than this', '48')
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
-    .option('--space <slug>', 'the tables hold only this space’s rows (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--space <slug>', 'the tables hold only this space’s rows (repeatable)', (value: string, previous: string[] = []) => [...previous, value]);
+  withRedactOption(command)
     .addHelpText(
       'after',
       `
@@ -51,10 +54,13 @@ UTC (2026-11-01T08:00:00Z, a fraction only when present; a TIMESTAMP without zon
 the session's TimeZone, as DuckDB's ::TIMESTAMPTZ reads it), JSON columns embedded as JSON. CSV follows RFC 4180
 (NULL is an empty field, an empty string is ""), as report writes it: a text cell that begins
 with = + - @ or a tab or line break gets a leading ' (--raw keeps it); the table shows NULL as NULL.
+--redact cleans result columns by name (text, summary, input/output_redacted, body, page_url,
+session_ref); a column you rename in your SQL is not recognised (docs/personal-data.md).
 Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usage.`,
     )
     .action(async (sqlArg: string | undefined, flags: QueryFlags) => {
       const sql = readSql(sqlArg, flags.file);
+      const redaction = resolveRedaction(flags.redact);
       const format: QueryFormat = flags.format
         ? parseChoice('--format', flags.format, QUERY_FORMATS)
         : process.stdout.isTTY
@@ -68,6 +74,7 @@ Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usa
         maxCellWidth,
         spaces: flags.space ?? [],
         raw: flags.raw ?? false,
+        redaction,
         onWait: () => process.stderr.write(busyNotice(flags.wait)),
       });
       if (format === 'table' && !result.truncated) {

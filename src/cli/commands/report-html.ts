@@ -1,6 +1,7 @@
 // `convoduck report --html`: the page instead of one file per report (src/reports/html).
 
 import { isAbsolute, relative } from 'node:path';
+import type { Redaction } from '../../redact/index.js';
 import type { ReportFilters } from '../../reports/index.js';
 import { UsageError } from '../errors.js';
 
@@ -15,6 +16,8 @@ export interface HtmlCommandOptions {
   now: Date;
   lockTimeoutMs: number;
   onWait: () => void;
+  redaction: Redaction | null;
+  withText: boolean;
 }
 
 /** A path as the user will type it: relative to the current folder when inside it. */
@@ -36,6 +39,8 @@ export async function reportHtml(options: HtmlCommandOptions): Promise<void> {
     now: options.now,
     lockTimeoutMs: options.lockTimeoutMs,
     onWait: options.onWait,
+    redaction: options.redaction,
+    withText: options.withText,
   });
   const what = result.conversations === 0 ? 'no conversations in this period' : `${result.conversations} conversations`;
   process.stderr.write(`report.html: ${what} → ${shownPath(result.path)}\n`);

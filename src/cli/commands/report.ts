@@ -18,6 +18,8 @@ import {
 import { busyNotice } from '../../store/read-only.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';
+import { resolveRedaction, withRedactOption } from '../config/redaction.js';
+import { UsageError } from '../errors.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';
 import { reportHtml } from './report-html.js';
 
@@ -40,10 +42,12 @@ interface ReportFlags {
   html?: boolean;
   sqlDir?: string;
   space?: string[];
+  redact?: boolean;
+  withText?: boolean;
 }
 
 export function registerReport(program: Command): void {
-  program
+  const command = program
     .command('report')
     .summary('run the SQL reports in sql/ and write one CSV (or JSON, Parquet) file each to reports/')
     .description('Run the SQL reports (sql/*.sql) against the database, read-only, and write one file per report')
@@ -65,7 +69,9 @@ export function registerReport(program: Command): void {
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
     .option('--excel', 'CSV: add a UTF-8 byte-order mark and use CRLF line ends')
     .option('--html', 'write one self-contained page, report.html, with KPI tiles, charts and tables instead')
-    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .option('--with-text', 'HTML: show the failed tool calls’ outputs too (the page shows no free text by default)')
+    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s');
+  withRedactOption(command)
     .addHelpText(
       'after',
       `
@@ -85,6 +91,8 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
       const format = parseChoice('--format', flags.format, OUTPUT_FORMATS) as OutputFormat;
       const outDir = resolve(flags.out);
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+      if (flags.withText && !flags.html) throw new UsageError('--with-text is for the page: add --html, or drop --with-text');
+      const redaction = resolveRedaction(flags.redact);
       const filters = {
         from: flags.from === undefined ? null : parseReportTime('--from', flags.from, now),
         to: flags.to === undefined ? null : parseReportTime('--to', flags.to, now),
@@ -101,7 +109,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
       const dbPath = resolveDbPath(flags.db);
       if (flags.html) {
         loadCatalog(customSqlDir); // the page uses built-in reports only, but a broken folder is still an error
-        await reportHtml({ names, dbPath, outDir, filters, now, lockTimeoutMs, onWait });
+        await reportHtml({ names, dbPath, outDir, filters, now, lockTimeoutMs, onWait, redaction, withText: flags.withText ?? false });
         return;
       }
       await runReports({
@@ -111,6 +119,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         format,
         raw: flags.raw ?? false,
         excel: flags.excel ?? false,
+        redaction,
         filters,
         customSqlDir,
         lockTimeoutMs,

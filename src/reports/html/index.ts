@@ -48,6 +48,8 @@ export interface HtmlReportOptions extends ReportReaderOptions {
   now?: Date;
   /** where the chart specs are; default the package's sql/charts/ */
   chartDir?: string;
+  /** --with-text: free text (the failed calls' tool outputs) on the page; none by default */
+  withText?: boolean;
 }
 
 export interface HtmlReportResult {
@@ -121,6 +123,8 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
     failureLog: t('tool_failure_log'),
     minSample: params.minSample,
     generatedAt: now,
+    redacted: Boolean(options.redaction),
+    withText: options.withText ?? false,
   });
 
   // A reader never sees half a page, and a failure leaves the previous page in place.

@@ -27,6 +27,10 @@ export interface PageInput {
   failureLog: ReportRows;
   minSample: number;
   generatedAt: Date;
+  /** --redact was on: the page says so */
+  redacted: boolean;
+  /** --with-text: the failed calls' tool outputs are shown (a page is mailed around: none by default) */
+  withText: boolean;
 }
 
 export function esc(value: unknown): string {
@@ -101,6 +105,7 @@ function headerLines(input: PageInput): string {
   ];
   const filters = filterText(input);
   if (filters) lines.push(`<p class="filters"><strong>Only:</strong> ${esc(filters)}</p>`);
+  lines.push(privacyLine(input));
   const synced = input.summary.last_sync_ended_at;
   lines.push(
     typeof synced === 'string'
@@ -198,6 +203,17 @@ ${table('agent_leaderboard', columns, input.leaderboard.rows, (r) => (r.small_sa
 </section>`;
 }
 
+/** What personal data the page may hold: whether free text is on it, and whether it was redacted. */
+function privacyLine(input: PageInput): string {
+  const text = input.withText
+    ? 'the failed tool calls’ outputs are shown (--with-text)'
+    : 'no transcript text or tool payload is shown (--with-text adds the failed calls’ outputs)';
+  const redaction = input.redacted
+    ? 'redaction was on: e-mail addresses, phone, card and IBAN numbers replaced, session_ref hashed (names and numbers in words are not caught)'
+    : 'redaction was off';
+  return `<p class="privacy" data-redacted="${input.redacted}" data-with-text="${input.withText}"><strong>Personal data:</strong> ${esc(text)}; ${esc(redaction)}.</p>`;
+}
+
 function failuresSection(input: PageInput): string {
   const rows = input.failureLog.rows.slice(0, RECENT_FAILURES);
   const tz = input.period.tz;
@@ -208,6 +224,7 @@ function failuresSection(input: PageInput): string {
     { name: 'tool_name', title: 'Tool', show: (r) => esc(r.tool_name ?? r.slug ?? '') },
     { name: 'node_key', title: 'Node', show: (r) => esc(r.node_key ?? '') },
     { name: 'status', title: 'Status', show: (r) => esc(r.status ?? '(none)') },
+    ...(input.withText ? [{ name: 'output_redacted', title: 'Output', show: (r: Row) => `<code>${esc(r.output_redacted ?? '')}</code>` }] : []),
   ];
   const total = input.failureLog.rows.length;
   const content =
