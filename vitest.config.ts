@@ -5,8 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Most crawl tests wait on shrunk rate-limit windows rather than compute, so three files at a
-    // time on two cores keeps the suite near ten minutes; the timing assertions allow for the noise.
-    maxWorkers: 3,
+    // Most crawl tests wait on shrunk rate-limit windows rather than compute, so four files at a
+    // time on two cores keep both cores busy; the timing assertions allow for the noise.
+    maxWorkers: 4,
   },
 });
