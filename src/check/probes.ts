@@ -5,6 +5,7 @@
 import { ApiClient, ApiError, AuthError, TransientError } from '../api/client.js';
 import { RateLimiter, type RateObservation, type Ticket } from '../api/rate-limiter.js';
 import { MAX_PER_PAGE } from '../api/types.js';
+import { MAX_CHECK_REQUESTS } from './budget.js';
 import {
   collectTimestamps,
   estimateSync,
@@ -27,7 +28,6 @@ import {
   type SyncEstimate,
 } from './findings.js';
 
-export const MAX_CHECK_REQUESTS = 5;
 
 /** The order findings are shown in, whatever order the requests found them. */
 const ORDER: readonly FindingName[] = ['server', 'key', 'rate-limit', 'page-size', 'timestamps', 'first-page', 'last-page', 'detail'];

@@ -2,10 +2,9 @@
 // The library throws its own classes (src/shared/errors.ts and the modules' own); toCliError is
 // the one place that decides which exit code each of them means.
 
-import { AuthError } from '../api/client.js';
+import { AuthError } from '../api/errors.js';
 import { SyncLockedError } from '../store/sync-lock.js';
-import { DatabaseBusyError, DatabaseReadError, InvalidInputError, QueryError } from '../shared/errors.js';
-import { StoreError } from '../store/database.js';
+import { DatabaseBusyError, DatabaseReadError, InvalidInputError, QueryError, StoreError } from '../shared/errors.js';
 
 export const EXIT = {
   ok: 0,

@@ -5,7 +5,7 @@ import { describeCommandLineError } from './command-line-errors.js';
 import { CliError, EXIT, toCliError, UsageError } from './errors.js';
 import { failedOutcome, renderOutcome } from './sync/outcome.js';
 import { registerCommands } from './commands/index.js';
-import { upgradeNotice } from '../store/database.js';
+import { upgradeNotice } from '../store/upgrade-notice.js';
 
 // `convoduck … | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {

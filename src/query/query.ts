@@ -13,9 +13,8 @@ import { ConvoduckError, InvalidInputError, oneLineError, QueryError } from '../
 import type { Database } from '../store/database.js';
 import { isLockError, withReadOnlyDatabase, type ReadAttempt } from '../store/read-only.js';
 import { limitToSpaces } from '../store/space-scope.js';
+import type { QueryFormat } from './formats.js';
 
-export const QUERY_FORMATS = ['table', 'csv', 'json', 'ndjson'] as const;
-export type QueryFormat = (typeof QUERY_FORMATS)[number];
 
 export interface QueryOptions {
   format: QueryFormat;

@@ -11,8 +11,7 @@ import { DuckDBTypeId } from '@duckdb/node-api';
 import { redactedSql } from '../redact/outputs.js';
 import { isoUtcSql } from '../shared/time.js';
 
-export const OUTPUT_FORMATS = ['csv', 'json', 'parquet'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+import type { OutputFormat } from './choices.js';
 
 export interface ColumnInfo {
   name: string;

@@ -2,11 +2,9 @@
 // relations they read are SQL files too, in sql/shared/.
 
 export { defaultSqlDir, loadCatalog, loadReports, type CustomReportDir, type ReportDefinition } from './catalog.js';
-export { OUTPUT_FORMATS, outputSelectList, type ColumnInfo, type OutputFormat } from './format.js';
+export { DEFAULT_DAYS, DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, OUTPUT_FORMATS, type OutputFormat } from './choices.js';
+export { outputSelectList, type ColumnInfo } from './format.js';
 export {
-  DEFAULT_DAYS,
-  DEFAULT_EARLY_SECONDS,
-  DEFAULT_MIN_SAMPLE,
   PARAM_NAMES,
   parseReportTime,
   type ReportFilters,

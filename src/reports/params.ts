@@ -43,9 +43,6 @@ export interface ReportFilters {
   spaces?: readonly string[];
 }
 
-export const DEFAULT_EARLY_SECONDS = 10;
-export const DEFAULT_MIN_SAMPLE = 20;
-export const DEFAULT_DAYS = 7;
 
 /** The filters after resolution: what is bound. */
 export interface ResolvedParams {

@@ -15,7 +15,8 @@ import { ConvoduckError, InvalidInputError, QueryError } from '../shared/errors.
 import { createOutputDir } from '../shared/output-dir.js';
 import { pick, reportParameters, runBound, streamBound } from './bound.js';
 import { loadCatalog, type CustomReportDir, type ReportDefinition } from './catalog.js';
-import { outputSelectList, quoteLiteral, type ColumnInfo, type OutputFormat } from './format.js';
+import type { OutputFormat } from './choices.js';
+import { outputSelectList, quoteLiteral, type ColumnInfo } from './format.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
 import { resolveParams } from './resolve.js';
 import { createSharedRelations, loadSharedRelations } from './shared.js';

@@ -19,6 +19,9 @@ export class QueryError extends ConvoduckError {}
 /** Another process held the database for longer than the caller agreed to wait, or took it mid-read. */
 export class DatabaseBusyError extends ConvoduckError {}
 
+/** The database file cannot be opened as asked: missing, not a database, or already open in this process. */
+export class StoreError extends ConvoduckError {}
+
 /** The database is there but could not be read: damaged, written by a newer convoduck, unreadable. */
 export class DatabaseReadError extends ConvoduckError {}
 

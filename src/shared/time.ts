@@ -1,7 +1,13 @@
 // Times and durations as people type them (flags, report filters). Each parser throws an
 // InvalidInputError naming the flag, what was wrong and which forms work.
 
-import { isValid, parseISO, subDays, subHours, subMinutes, subWeeks } from 'date-fns';
+// One module per function: the package's index loads all of date-fns, a cost every command pays at start-up.
+import { isValid } from 'date-fns/isValid';
+import { parseISO } from 'date-fns/parseISO';
+import { subDays } from 'date-fns/subDays';
+import { subHours } from 'date-fns/subHours';
+import { subMinutes } from 'date-fns/subMinutes';
+import { subWeeks } from 'date-fns/subWeeks';
 import { InvalidInputError } from './errors.js';
 
 const RELATIVE = /^(\d+)\s*(m|min|h|d|w)$/i;

@@ -5,17 +5,12 @@ import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node
 import { chmodSync, closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
-import { DatabaseBusyError } from '../shared/errors.js';
+import { DatabaseBusyError, StoreError } from '../shared/errors.js';
+import { upgradeNotice } from './upgrade-notice.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 export type Row = Record<string, unknown>;
 
-export class StoreError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoreError';
-  }
-}
 
 export interface OpenOptions {
   readOnly?: boolean;
@@ -95,11 +90,6 @@ function release(path: string): void {
   else held.count--;
 }
 
-/**
- * Told before a file is upgraded to this schema: the upgrade may copy the big tables, half a minute
- * for a million conversations, so the CLI says so rather than stay silent.
- */
-export const upgradeNotice: { listener?: (path: string, from: number, to: number) => void } = {};
 
 export class Database {
   private constructor(

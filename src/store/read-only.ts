@@ -3,8 +3,8 @@
 // so readers wait and retry, up to a bound, and say clearly when the bound ran out.
 
 import { existsSync } from 'node:fs';
-import { DatabaseBusyError, DatabaseReadError, InvalidInputError, oneLineError } from '../shared/errors.js';
-import { Database, StoreError } from './database.js';
+import { DatabaseBusyError, DatabaseReadError, InvalidInputError, oneLineError, StoreError } from '../shared/errors.js';
+import { Database } from './database.js';
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { checkServer, MAX_CHECK_REQUESTS, type CheckReport } from '../../check/probes.js';
+import type { CheckReport } from '../../check/probes.js';
+import { MAX_CHECK_REQUESTS } from '../../check/budget.js';
 import { configFilePath, resolveApiSettings, withApiOptions } from '../config/settings.js';
-import { printOneSpace, stepPrinter, type CheckFlags } from '../check/render.js';
-import { checkSpacesCommand } from '../check/spaces.js';
+import type { CheckFlags } from '../check/render.js';
 import { parsePositiveInt } from '../parse.js';
 
 export function registerCheck(program: Command): void {
@@ -41,7 +41,8 @@ With several spaces: the worst of them (3 when any key was refused, else 1 when 
     )
     .action(async (flags: CheckFlags) => {
       const config = configFilePath(flags.config);
-      if (config !== null || (flags.space ?? []).length > 0) return checkSpacesCommand(flags, config);
+      if (config !== null || (flags.space ?? []).length > 0) return (await import('../check/spaces.js')).checkSpacesCommand(flags, config);
+      const [{ checkServer }, { printOneSpace, stepPrinter }] = await Promise.all([import('../../check/probes.js'), import('../check/render.js')]);
       const settings = resolveApiSettings(flags);
       const progress = stepPrinter(process.stderr);
       let report: CheckReport;

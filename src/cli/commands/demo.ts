@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import { mkdirSync, rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { sync } from '../../crawler/sync.js';
 import { preferSmallHeap } from '../../shared/heap.js';
-import { runQuery } from '../../query/query.js';
-import { runReports } from '../../reports/index.js';
-import { startSimulator } from '../../simulator/index.js';
 import { parsePositiveInt } from '../parse.js';
 import { formatDuration, progressPrinter } from '../sync/progress.js';
 import { loadHtmlReport } from './report-html.js';
@@ -55,6 +51,12 @@ export function registerDemo(program: Command): void {
       const dbDir = resolve(flags.dir);
       const dbPath = resolve(dbDir, 'convoduck.duckdb');
       const outDir = resolve(flags.out);
+      const [{ startSimulator }, { sync }, { runReports }, { runQuery }] = await Promise.all([
+        import('../../simulator/index.js'),
+        import('../../crawler/sync.js'),
+        import('../../reports/index.js'),
+        import('../../query/query.js'),
+      ]);
       mkdirSync(dbDir, { recursive: true, mode: 0o700 });
       rmSync(dbPath, { force: true });
       rmSync(`${dbPath}.wal`, { force: true });

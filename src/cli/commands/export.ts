@@ -1,18 +1,10 @@
 import type { Command } from 'commander';
-import {
-  EXPORT_FORMATS,
-  exportTables,
-  MANIFEST_FILE,
-  parseTableList,
-  PARTITION_KINDS,
-  partitionStart,
-  type TableExport,
-} from '../../exports/export.js';
+import type { TableExport } from '../../exports/export.js';
+import { EXPORT_FORMATS, MANIFEST_FILE, PARTITION_KINDS } from '../../exports/manifest.js';
 import { PUBLIC_TABLES } from '../../store/schema.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
-import { busyNotice } from '../../store/read-only.js';
 import { formatInstant, parseDurationArg, parseTimeArg } from '../../shared/time.js';
 import { parseChoice } from '../parse.js';
 
@@ -75,6 +67,10 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
     )
     .action(async (flags: ExportFlags) => {
       if (!flags.out) throw new UsageError('--out DIR is required: the directory to write the files to');
+      const [{ exportTables, parseTableList, partitionStart }, { busyNotice }] = await Promise.all([
+        import('../../exports/export.js'),
+        import('../../store/read-only.js'),
+      ]);
       const now = new Date();
       const format = parseChoice('--format', flags.format, EXPORT_FORMATS);
       const partitionBy = flags.partitionBy ? parseChoice('--partition-by', flags.partitionBy, PARTITION_KINDS) : null;

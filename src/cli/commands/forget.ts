@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { checkExportFolder, rewriteExport } from '../../erase/export-rewrite.js';
-import { forget } from '../../erase/forget.js';
 import { formatInstant, parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';
 
@@ -54,6 +52,10 @@ no phone number or e-mail address, or a sync holding the database (nothing is ch
     .action(async (flags: ForgetFlags) => {
       const dbPath = resolveDbPath(flags.db);
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+      const [{ checkExportFolder, rewriteExport }, { forget }] = await Promise.all([
+        import('../../erase/export-rewrite.js'),
+        import('../../erase/forget.js'),
+      ]);
       if (flags.out !== undefined && !flags.dryRun) checkExportFolder(flags.out);
       const result = await forget({
         dbPath,

@@ -10,7 +10,11 @@ import { registerSimulate } from './simulate.js';
 import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
 
-/** Each command lives in its own file and adds itself here, in the order `--help` shows them. */
+/**
+ * Each command lives in its own file and adds itself here, in the order `--help` shows them. A
+ * command file loads its work (DuckDB, the HTTP client) inside its action, so `--help` and a
+ * mistyped flag answer without loading them.
+ */
 export function registerCommands(program: Command): void {
   registerCheck(program);
   registerSync(program);

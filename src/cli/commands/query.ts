@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { QUERY_FORMATS, runQuery, type QueryFormat } from '../../query/query.js';
-import { busyNotice } from '../../store/read-only.js';
+import { QUERY_FORMATS, type QueryFormat } from '../../query/formats.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
@@ -68,6 +67,7 @@ Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usa
           : 'csv';
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
       const maxCellWidth = parsePositiveInt('--max-width', flags.maxWidth);
+      const [{ runQuery }, { busyNotice }] = await Promise.all([import('../../query/query.js'), import('../../store/read-only.js')]);
       const result = await runQuery(resolveDbPath(flags.db), sql, {
         format,
         lockTimeoutMs,

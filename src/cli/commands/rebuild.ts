@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { Database, StoreError } from '../../store/database.js';
-import { rebuild } from '../../store/derive.js';
+import { StoreError } from '../../shared/errors.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { UsageError } from '../errors.js';
 
@@ -19,6 +18,7 @@ export function registerRebuild(program: Command): void {
     .action(async (flags: { db?: string }) => {
       const dbPath = resolveDbPath(flags.db);
       const started = Date.now();
+      const [{ Database }, { rebuild }] = await Promise.all([import('../../store/database.js'), import('../../store/derive.js')]);
       try {
         const counts = await Database.with(
           dbPath,

@@ -4,18 +4,8 @@
 import { Option, type Command } from 'commander';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { KNOWN_CHANNELS } from '../../api/types.js';
-import {
-  DEFAULT_DAYS,
-  DEFAULT_EARLY_SECONDS,
-  DEFAULT_MIN_SAMPLE,
-  OUTPUT_FORMATS,
-  loadCatalog,
-  parseReportTime,
-  runReports,
-  type CustomReportDir,
-  type OutputFormat,
-} from '../../reports/index.js';
-import { busyNotice } from '../../store/read-only.js';
+import { DEFAULT_DAYS, DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, OUTPUT_FORMATS, type OutputFormat } from '../../reports/choices.js';
+import type { CustomReportDir, ReportDefinition } from '../../reports/index.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { resolveRedaction, withRedactOption } from '../config/redaction.js';
@@ -83,8 +73,12 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
     )
     .action(async (names: string[], flags: ReportFlags) => {
       const customSqlDir = customReportDir(flags.sqlDir);
+      const [{ loadCatalog, parseReportTime, runReports }, { busyNotice }] = await Promise.all([
+        import('../../reports/index.js'),
+        import('../../store/read-only.js'),
+      ]);
       if (flags.list) {
-        listReports(customSqlDir);
+        listReports(loadCatalog(customSqlDir));
         return;
       }
       const now = new Date();
@@ -140,8 +134,7 @@ function customReportDir(flag: string | undefined, env: NodeJS.ProcessEnv = proc
   return fromEnv ? { dir: fromEnv, source: 'CONVODUCK_SQL_DIR' } : null;
 }
 
-function listReports(custom: CustomReportDir | null): void {
-  const reports = loadCatalog(custom);
+function listReports(reports: readonly ReportDefinition[]): void {
   const width = Math.max(0, ...reports.map((r) => r.name.length));
   for (const r of reports) {
     process.stdout.write(`${r.name.padEnd(width)}  ${r.title}${r.custom ? `  (${r.file})` : ''}\n`);

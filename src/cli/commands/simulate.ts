@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { RATE_ALGORITHMS, RETRY_AFTER_MODES, TIME_FORMATS, startSimulator, type Simulator } from '../../simulator/index.js';
+import type { Simulator } from '../../simulator/index.js';
 import { UsageError } from '../errors.js';
 
 interface SimulateFlags {
@@ -148,6 +148,7 @@ More examples:
   convoduck simulate --long 0.01 --messy-text 0.05 --drift 0.05 --deleted 0.01   # real-world data`,
     )
     .action(async (flags: SimulateFlags) => {
+      const { RATE_ALGORITHMS, RETRY_AFTER_MODES, TIME_FORMATS, startSimulator } = await import('../../simulator/index.js');
       const port = wholeNumber('--port', flags.port, 0, 65535);
       const conversations = wholeNumber('--conversations', flags.conversations, 0, 5_000_000);
       const seed = wholeNumber('--seed', flags.seed, 0, 0xffffffff);

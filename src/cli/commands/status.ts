@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { getStatus } from '../../status/read-status.js';
-import { renderStatus } from '../status/render.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { parsePositiveInt } from '../parse.js';
-import { busyNotice } from '../../store/read-only.js';
 
 interface StatusFlags {
   db?: string;
@@ -43,6 +40,11 @@ Examples:
     .action(async (flags: StatusFlags) => {
       const runs = parsePositiveInt('--runs', flags.runs);
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+      const [{ getStatus }, { renderStatus }, { busyNotice }] = await Promise.all([
+        import('../../status/read-status.js'),
+        import('../status/render.js'),
+        import('../../store/read-only.js'),
+      ]);
       const status = await getStatus(resolveDbPath(flags.db), {
         runs,
         spaces: flags.space ?? [],

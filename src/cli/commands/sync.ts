@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { configFilePath, resolveApiSettings, withApiOptions } from '../config/settings.js';
-import { countersOfFailedRun, sync, type SyncSummary } from '../../crawler/sync.js';
+import type { SyncSummary } from '../../crawler/sync.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { CliError, EXIT } from '../errors.js';
 import { preferSmallHeap } from '../../shared/heap.js';
@@ -8,8 +8,6 @@ import { describeListingGap, describeSummary, problemOf, translate, type SyncFla
 import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
 import { interruptible, parseRunFlags } from '../sync/flags.js';
-import { syncSpacesCommand } from '../sync/spaces.js';
-import { retainAfterSync } from '../sync/retain-after-sync.js';
 
 export function registerSync(program: Command): void {
   withApiOptions(program.command('sync'))
@@ -72,12 +70,12 @@ and keeps the watermark, so the next run lists that window again.`,
     )
     .action(async (flags: SyncFlags & { apiKey?: string }) => {
       const config = configFilePath(flags.config);
-      if (config !== null || (flags.space ?? []).length > 0) return syncSpacesCommand(flags, config);
+      if (config !== null || (flags.space ?? []).length > 0) return (await import('../sync/spaces.js')).syncSpacesCommand(flags, config);
       let apiKey: string | undefined;
       try {
         const { summary, dbPath, retention } = await runSync(flags, (key) => (apiKey = key));
         process.stderr.write(describeSummary(summary, dbPath) + '\n');
-        if (summary.status !== 'interrupted') await retainAfterSync(dbPath, [{ space: summary.space, ...retention }]);
+        if (summary.status !== 'interrupted') await (await import('../sync/retain-after-sync.js')).retainAfterSync(dbPath, [{ space: summary.space, ...retention }]);
         if (summary.listingGap) process.stderr.write(describeListingGap(summary.listingGap) + '\n');
         const exitCode = summary.status === 'ok' ? EXIT.ok : summary.status === 'interrupted' ? INTERRUPTED_EXIT : EXIT.failed;
         if (flags.json) process.stdout.write(renderOutcome(finishedOutcome(summary, exitCode, problemOf(summary)), apiKey));
@@ -86,6 +84,7 @@ and keeps the watermark, so the next run lists that window again.`,
         const known = translate(err);
         if (flags.json) {
           const message = known.message.split('\n')[0]!;
+          const { countersOfFailedRun } = await import('../../crawler/sync.js');
           process.stdout.write(renderOutcome(failedOutcome(known.exitCode, message, countersOfFailedRun(err instanceof InterruptedError ? err.crawlerError : err)), apiKey));
         }
         known.outcomePrinted = flags.json === true;
@@ -108,6 +107,7 @@ async function runSync(
   let signal: AbortSignal | undefined;
   try {
     preferSmallHeap();
+    const { sync } = await import('../../crawler/sync.js');
     const summary = await interruptible((aborted) => {
       signal = aborted;
       return sync({ ...settings, ...run, dbPath, signal: aborted, onProgress: progress.update });

@@ -4,7 +4,8 @@
 // flag, never the config file, never printed.
 
 import type { Command } from 'commander';
-import { loadRedactionKey, type Redaction } from '../../redact/index.js';
+import { loadRedactionKey } from '../../redact/redaction-key.js';
+import type { Redaction } from '../../redact/index.js';
 import { SettingsError } from './settings.js';
 
 const ON = ['1', 'true', 'yes', 'on'];

@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { parseBaseUrl } from '../../api/client.js';
+import { parseBaseUrl } from '../../api/base-url.js';
 import { ConfigFileError, entryLabel, parseConfigFile, type SpaceEntry } from './config-file.js';
 import { UsageError } from '../errors.js';
 
