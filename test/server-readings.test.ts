@@ -123,7 +123,7 @@ describe('sync on every reading of the rate limit', () => {
 
   it('says on stderr what it waits for, and the first SIGTERM ends the wait at once', async () => {
     const window = 8_000;
-    const sim = await simulator({ seed: 75, conversations: 40, rateLimit: 20, windowMs: window });
+    const sim = await simulator({ seed: 75, conversations: 12, rateLimit: 20, windowMs: window });
     // all but one: the run's first request gets the last slot and sees the key spent
     const spend = async (): Promise<void> => {
       for (let i = 0; i < 19; i++) {
@@ -169,7 +169,7 @@ describe('sync on every reading of the rate limit', () => {
 
   for (const timeFormat of ['z', 'offset', 'fraction-z', 'fraction-offset'] as const) {
     it(`timestamps served as ${timeFormat}: the same instants stored`, async () => {
-      const sim = await simulator({ seed: 77, conversations: 200, rateLimit: 100_000, timeFormat });
+      const sim = await simulator({ seed: 77, conversations: 80, rateLimit: 100_000, timeFormat });
       const dbPath = tempDb();
       const summary = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
       expect(summary.status).toBe('ok');
