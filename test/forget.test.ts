@@ -2,9 +2,9 @@
 // no row of those conversations in any table and no byte of their text in the file, the others
 // untouched row by row; a dry run changes nothing; bad input exits 2 with one line, nothing changed.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONVERSATION_ROW_TABLES } from '../src/erase/schema.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
@@ -116,26 +116,78 @@ describe('forget --match PHONE', () => {
   }, 120_000);
 });
 
+/** Every data file under an export folder, by its path, with the hash of its bytes. */
+function exportFiles(out: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(out, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !/\.(parquet|csv)$/.test(entry.name)) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(relative(out, path), createHash('sha256').update(readFileSync(path)).digest('hex'));
+  }
+  return files;
+}
+
+/** An export by day of a fresh copy, the caller to erase, and how to count turns in the folder. */
+async function exportedByDay() {
+  const { ids, truth } = repeatCaller();
+  const db = freshCopy();
+  const out = join(dir, `export-${copies}`);
+  const exported = await runCli(['export', '--out', out, '--partition-by', 'day'], envFor(db));
+  expect(exported.code, exported.stderr).toBe(0);
+  const read = (sql: string) => Database.with(join(dir, `reader-${copies}-${Math.random()}.duckdb`), (d) => d.all<{ n: number }>(sql));
+  const turns = `read_parquet('${out}/transcript_turns/**/*.parquet', hive_partitioning = true)`;
+  const count = async (where: string) => (await read(`SELECT count(*)::INTEGER AS n FROM ${turns} WHERE ${where}`))[0]!.n;
+  const ofIds = `conversation_id IN (${ids.map((id) => `'${id}'`).join(',')})`;
+  // the days (UTC) the erased conversations started on: the partitions that hold them
+  const days = new Set(ids.map((id) => sim.dataset.record(id)!.summary.started_at!).map((t) => new Date(t).toISOString().slice(0, 10)));
+  return { ids, truth, db, out, count, ofIds, days };
+}
+
+/** Files of partitions other than `days` are byte for byte as before; those of `days` are not. */
+function expectOnlyPartitionsRewritten(before: Map<string, string>, after: Map<string, string>, days: ReadonlySet<string>): void {
+  const dayOf = (path: string) => /day=([^/]+)/.exec(path)?.[1] ?? null;
+  const conversational = (path: string) => dayOf(path) !== null;
+  for (const [path, hash] of before) {
+    if (!conversational(path)) continue;
+    if (days.has(dayOf(path)!)) expect(after.get(path), path).not.toBe(hash);
+    else expect(after.get(path), path).toBe(hash);
+  }
+}
+
 describe('forget --out DIR', () => {
-  it('rewrites the export folder: no row or text of the erased conversations is left in it, the others stay', async () => {
-    const { ids, truth } = repeatCaller();
-    const db = freshCopy();
-    const out = join(dir, `export-${copies}`);
-    const exported = await runCli(['export', '--out', out, '--partition-by', 'day'], envFor(db));
-    expect(exported.code, exported.stderr).toBe(0);
-    const read = (sql: string) => Database.with(join(dir, `reader-${copies}.duckdb`), (d) => d.all<{ n: number }>(sql));
-    const turns = `read_parquet('${out}/transcript_turns/**/*.parquet', hive_partitioning = true)`;
-    const count = async (where: string) => (await read(`SELECT count(*)::INTEGER AS n FROM ${turns} WHERE ${where}`))[0]!.n;
-    const ofIds = `conversation_id IN (${ids.map((id) => `'${id}'`).join(',')})`;
+  it('rewrites only the partitions that held the erased conversations: none of their rows is left, the others are untouched', async () => {
+    const { truth, db, out, count, ofIds, days } = await exportedByDay();
     const total = await count('true');
     const gone = await count(ofIds);
     expect(gone).toBeGreaterThan(0);
+    const before = exportFiles(out);
 
     const result = await runCli(['forget', '--match', truth.caller.phoneE164, '--out', out], envFor(db));
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/forget: rewrote \d+ tables of /);
+    expect(result.stderr).toContain(`forget: rewrote the ${days.size} partition${days.size === 1 ? '' : 's'} that held them (${[...days].sort().join(', ')})`);
     expect(await count(`${ofIds} OR contains(text, '${truth.caller.phoneE164}') OR contains(text, '${truth.caller.phoneNational}')`)).toBe(0);
     expect(await count('true')).toBe(total - gone);
+    expectOnlyPartitionsRewritten(before, exportFiles(out), days);
+  }, 120_000);
+});
+
+describe('the next export after forget', () => {
+  it('rewrites the partitions that held erased conversations beside its --since, and no others', async () => {
+    const { truth, db, out, count, ofIds, days } = await exportedByDay();
+    const total = await count('true');
+    const gone = await count(ofIds);
+    const before = exportFiles(out);
+    expect((await runCli(['forget', '--match', truth.caller.email], envFor(db))).code).toBe(0);
+    // the folder still holds them until an export runs
+    expect(await count(ofIds)).toBe(gone);
+
+    const next = await runCli(['export', '--out', out, '--partition-by', 'day', '--since', 'now'], envFor(db));
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`and the partitions that held erased conversations: ${[...days].sort().join(', ')}`);
+    expect(await count(ofIds)).toBe(0);
+    expect(await count('true')).toBe(total - gone);
+    const today = new Date().toISOString().slice(0, 10);
+    expectOnlyPartitionsRewritten(new Map([...before].filter(([p]) => !p.includes(`day=${today}`))), exportFiles(out), days);
   }, 120_000);
 });
 

@@ -1,8 +1,8 @@
 // `forget --out DIR`: an export folder written before the erasure still holds the erased
 // conversations' rows. It is exported again in its own layout (format, partitioning, tables, as
-// its manifest says): partitioned by day or month, from the partition of the earliest erased
-// conversation on (every partition that can hold one is replaced, later ones too); unpartitioned,
-// whole. Partitioned by space, only the erased conversations' spaces' directories are replaced.
+// its manifest says): partitioned by day or month, only the partitions whose files hold an erased
+// conversation (the other tables whole); unpartitioned, whole; partitioned by space alone, the
+// erased conversations' spaces' directories.
 
 import { existsSync } from 'node:fs';
 import { exportTables, type ExportSummary, type PublicTable } from '../exports/export.js';
@@ -32,10 +32,9 @@ export async function rewriteExport(dbPath: string, outDir: string, erased: read
   const manifest = readManifest(outDir, outDir)!;
   const layout = manifest.layout!;
   const tables = PUBLIC_TABLES.filter((t) => t in manifest.tables) as PublicTable[];
-  const starts = erased.map((e) => e.startedAt);
-  // a conversation without a start sits in the NULL partition: only a whole export reaches it
-  const since = timeUnitOf(layout.partition_by) === null || starts.some((s) => s === null) ? null : new Date(Math.min(...starts.map((s) => s!.getTime())));
-  const spaces = layout.partition_by?.startsWith('space') ? [...new Set(erased.map((e) => e.space).filter((s): s is string => s !== null))] : undefined;
   const redaction = redactionOf(outDir);
-  return exportTables(dbPath, { outDir, format: layout.format, partitionBy: layout.partition_by, tables, since, redaction, ...(spaces ? { spaces } : {}) });
+  const base = { outDir, format: layout.format, partitionBy: layout.partition_by, tables, redaction };
+  if (timeUnitOf(layout.partition_by) !== null) return exportTables(dbPath, { ...base, erasedOnly: true });
+  const spaces = layout.partition_by === 'space' ? [...new Set(erased.map((e) => e.space).filter((s): s is string => s !== null))] : undefined;
+  return exportTables(dbPath, { ...base, ...(spaces ? { spaces } : {}) });
 }

@@ -9,7 +9,7 @@ import { InvalidInputError } from '../shared/errors.js';
 import { isoUtcSql } from '../shared/time.js';
 import type { Database } from '../store/database.js';
 import { DERIVED_CONVERSATION_TABLES, type PublicTable } from '../store/schema.js';
-import { bySpace, timeUnitOf, type ExportFormat, type PartitionKind } from './manifest.js';
+import { bySpace, NULL_PARTITION, timeUnitOf, type ExportFormat, type PartitionKind } from './manifest.js';
 import { placeholderPath } from './placeholder.js';
 
 /** Under the staging directory: each table's 0-row file, for when the table ends up without files. */
@@ -23,6 +23,12 @@ export interface TablePlan {
   table: PublicTable;
   partitionBy: PartitionKind | null;
   filtered: boolean;
+}
+
+/** A filtered table's rows: its conversations started since `since`, or in one of `partitions` (time partition values). */
+export interface RowFilter {
+  since: Date | null;
+  partitions: readonly string[];
 }
 
 const EXTENSIONS: Record<ExportFormat, string> = { parquet: 'parquet', csv: 'csv' };
@@ -48,7 +54,7 @@ export async function copyTable(
   plan: TablePlan,
   stagingDir: string,
   format: ExportFormat,
-  since: Date | null,
+  filter: RowFilter,
   redact = false,
 ): Promise<{ rows: number; files: string[]; placeholder: string | null }> {
   const { table, partitionBy } = plan;
@@ -77,19 +83,20 @@ export async function copyTable(
   }
   const star = replaced.length > 0 ? `t.* REPLACE (${replaced.join(', ')})` : 't.*';
   const spaceExpr = { own: '', conversation: ', c.space AS space', agent: ', a.space AS space', run: ', r.space AS space' };
-  const partitionExpr =
-    (space ? spaceExpr[space] : '') +
-    (unit === 'day'
-      ? `, strftime(${startedAt}, '%Y-%m-%d') AS day`
-      : unit === 'month'
-        ? `, strftime(${startedAt}, '%Y-%m') AS month`
-        : '');
+  const timeValue = unit === 'day' ? `strftime(${startedAt}, '%Y-%m-%d')` : unit === 'month' ? `strftime(${startedAt}, '%Y-%m')` : null;
+  const partitionExpr = (space ? spaceExpr[space] : '') + (timeValue ? `, ${timeValue} AS ${unit}` : '');
+  const rowFilter = [
+    ...(filter.since ? [`${startedAt} >= ?::TIMESTAMPTZ`] : []),
+    ...(timeValue && filter.partitions.length > 0
+      ? [`coalesce(${timeValue}, ${sqlString(NULL_PARTITION)}) IN (${filter.partitions.map(sqlString).join(', ')})`]
+      : []),
+  ];
   const select =
     `SELECT ${star}${partitionExpr} FROM ${table} t` +
     (needsJoin ? ` LEFT JOIN conversations c ON c.id = t.conversation_id` : '') +
     (space === 'agent' ? ` LEFT JOIN agents a ON a.id = t.agent_id` : '') +
     (space === 'run' ? ` LEFT JOIN sync_runs r ON r.run_id = t.run_id` : '') +
-    (plan.filtered ? ` WHERE ${startedAt} >= ?::TIMESTAMPTZ` : '');
+    (plan.filtered ? ` WHERE ${rowFilter.length > 0 ? rowFilter.join(' OR ') : 'false'}` : '');
   const partitionColumns = [...(space ? ['space'] : []), ...(unit ? [unit] : [])];
 
   const tableDir = join(stagingDir, table);
@@ -105,7 +112,7 @@ export async function copyTable(
     mkdirSync(tableDir, { recursive: true, mode: 0o700 });
     target = join(tableDir, `${table}.${EXTENSIONS[format]}`);
   }
-  const params = plan.filtered && since ? [since.toISOString()] : [];
+  const params = plan.filtered && filter.since ? [filter.since.toISOString()] : [];
   const reader = await db.connection.runAndReadAll(
     `COPY (${select}) TO ${sqlString(target)} (${options.join(', ')})`,
     params,

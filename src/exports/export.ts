@@ -21,6 +21,7 @@ import { PUBLIC_TABLES, type PublicTable } from '../store/schema.js';
 import { limitToSpaces, storedSpaces } from '../store/space-scope.js';
 import { CONVERSATION_TABLES, copyTable, PLACEHOLDERS_DIR, type TablePlan } from './copy-table.js';
 import { installSpaces, installTable, partitionSources, restrictModes } from './install.js';
+import { partitionsHoldingErased } from './erased-partitions.js';
 import { checkLayout } from './layout.js';
 import { settlePlaceholder } from './placeholder.js';
 import { checkRedaction, redactionMark } from './redaction.js';
@@ -50,8 +51,13 @@ export interface ExportOptions {
   /** default: every public table */
   tables?: readonly PublicTable[];
   partitionBy?: PartitionKind | null;
-  /** only rows of conversations started at or after this (dimension and sync tables: all rows) */
+  /**
+   * only rows of conversations started at or after this (dimension and sync tables: all rows);
+   * the partitions of an earlier export that hold erased conversations are rewritten too
+   */
   since?: Date | null;
+  /** forget --out: of a time-partitioned folder's conversation tables, rewrite only the partitions that hold erased conversations */
+  erasedOnly?: boolean;
   /** only these spaces' rows; a space-partitioned export then replaces only their directories */
   spaces?: readonly string[];
   lockTimeoutMs?: number;
@@ -87,6 +93,8 @@ export interface ExportSummary {
   sinceRequested: string | null;
   exportedAt: string;
   tables: TableExport[];
+  /** time partition values rewritten because their files held erased conversations */
+  erasedPartitions: string[];
 }
 
 /** The start of the UTC day or month holding `date`, so that every partition written is whole (`date` itself for `space`). */
@@ -177,11 +185,15 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
     mkdirSync(stagingDir, { mode: 0o700 });
     try {
       // Partitioned by space, every table is (the others by space alone); by time, the conversation tables only.
+      const partialByTime = timeUnitOf(partitionBy) !== null && (since !== null || options.erasedOnly === true);
       const plans: TablePlan[] = tables.map((table) => {
         const conversational = CONVERSATION_TABLES.includes(table);
         const partition = conversational ? partitionBy : bySpace(partitionBy) ? 'space' : null;
-        return { table, partitionBy: partition, filtered: conversational && since !== null };
+        // a table the folder does not hold yet is written whole
+        const filtered = conversational && (since !== null || (partialByTime && existsSync(join(outDir, table))));
+        return { table, partitionBy: partition, filtered };
       });
+      let stale = new Set<string>();
       /** the `space=` directories this export owns: its spaces' (and, reading them all, the one of rows without a space) */
       let covered: string[] = [];
 
@@ -196,8 +208,10 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
           const only = options.spaces ?? [];
           await limitToSpaces(db, only);
           covered = [...(await storedSpaces(db)), ...(only.length > 0 ? [] : [NULL_PARTITION])].map((s) => `space=${s}`);
+          stale = partialByTime ? await partitionsHoldingErased(db, outDir, manifest) : new Set();
+          const filter = { since, partitions: [...stale] };
           const out = [];
-          for (const plan of plans) out.push({ plan, ...(await copyTable(db, plan, stagingDir, format, since, Boolean(options.redaction))) });
+          for (const plan of plans) out.push({ plan, ...(await copyTable(db, plan, stagingDir, format, filter, Boolean(options.redaction))) });
           return out;
         },
       );
@@ -220,8 +234,8 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         const finalDir = join(outDir, plan.table);
         const unit = timeUnitOf(plan.partitionBy);
         const spaces = bySpace(plan.partitionBy);
-        const merge = plan.filtered && unit !== null && since !== null && existsSync(finalDir);
-        const range = merge && unit && since ? { kind: unit, from: partitionValue(since, unit) } : null;
+        const merge = plan.filtered && unit !== null && existsSync(finalDir);
+        const range = merge && unit ? { kind: unit, from: since ? partitionValue(since, unit) : null, also: stale } : null;
         const staged = placeholder ? { root: join(stagingDir, PLACEHOLDERS_DIR, plan.table), path: placeholder } : null;
         // A table replaced whole gets its 0-row file before the swap, so readers never meet an empty folder.
         if (plan.partitionBy && !range) settlePlaceholder(join(stagingDir, plan.table), staged);
@@ -236,7 +250,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         nextManifest.tables[plan.table] = {
           format,
           partition_by: plan.partitionBy,
-          since: merge ? earliest(previous?.since ?? null, written) : written,
+          since: merge ? (since ? earliest(previous?.since ?? null, written) : (previous?.since ?? null)) : written,
           rows_written: rows,
           exported_at: exportedAt,
           // (other spaces' partitions are kept as they were: their ranges too)
@@ -269,6 +283,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         sinceRequested: options.since ? formatInstant(options.since) : null,
         exportedAt: formatInstant(new Date(exportedAt)),
         tables: results,
+        erasedPartitions: [...stale].sort(),
       };
     } finally {
       rmSync(stagingDir, { recursive: true, force: true });

@@ -18,11 +18,21 @@ export function restrictModes(path: string): void {
 }
 
 /**
- * Moves a staged table into place: whole, or (incremental) partition by partition. An
- * incremental export owns every partition from `from` on: those it wrote replace the old
- * ones, and old ones it did not write (no rows any more) are removed.
+ * The partitions an incremental export owns: every one from `from` on (null: none by time), and
+ * those in `also` (the ones that held erased conversations).
  */
-export function installTable(stagedDir: string, finalDir: string, merge: { kind: TimeUnit; from: string } | null): number {
+export interface PartitionMerge {
+  kind: TimeUnit;
+  from: string | null;
+  also: ReadonlySet<string>;
+}
+
+/**
+ * Moves a staged table into place: whole, or (incremental) partition by partition. An
+ * incremental export owns the partitions `merge` names: those it wrote replace the old ones, and
+ * old ones it did not write (no rows any more) are removed.
+ */
+export function installTable(stagedDir: string, finalDir: string, merge: PartitionMerge | null): number {
   if (!merge || !existsSync(finalDir)) {
     const old = `${stagedDir}.old`;
     if (existsSync(finalDir)) renameSync(finalDir, old);
@@ -34,7 +44,7 @@ export function installTable(stagedDir: string, finalDir: string, merge: { kind:
   const prefix = `${merge.kind}=`;
   for (const part of readdirSync(finalDir)) {
     const value = part.startsWith(prefix) ? part.slice(prefix.length) : null;
-    const covered = value !== null && value !== NULL_PARTITION && value >= merge.from;
+    const covered = value !== null && ((merge.from !== null && value !== NULL_PARTITION && value >= merge.from) || merge.also.has(value));
     if (covered || written.has(part)) rmSync(join(finalDir, part), { recursive: true, force: true });
   }
   for (const part of written) renameSync(join(stagedDir, part), join(finalDir, part));
@@ -47,7 +57,7 @@ export function installTable(stagedDir: string, finalDir: string, merge: { kind:
  * does for a whole table (a covered space without rows now loses what it had in the range
  * written); the directories of other spaces (another machine's, or left out by --space) are kept.
  */
-export function installSpaces(stagedDir: string, finalDir: string, merge: { kind: TimeUnit; from: string } | null, covered: readonly string[]): number {
+export function installSpaces(stagedDir: string, finalDir: string, merge: PartitionMerge | null, covered: readonly string[]): number {
   mkdirSync(finalDir, { recursive: true, mode: 0o700 });
   mkdirSync(stagedDir, { recursive: true, mode: 0o700 });
   const written = readdirSync(stagedDir);

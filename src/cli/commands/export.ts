@@ -98,6 +98,9 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
         onWait: () => process.stderr.write(busyNotice(flags.wait)),
         onTable: (t) => process.stderr.write(describeTable(t) + '\n'),
       });
+      if (summary.erasedPartitions.length > 0) {
+        process.stderr.write(`  and the partitions that held erased conversations: ${summary.erasedPartitions.join(', ')}\n`);
+      }
       process.stderr.write(`exported ${summary.tables.length} table(s) to ${summary.outDir}\n`);
       if (flags.json) process.stdout.write(JSON.stringify(summary) + '\n');
     });

@@ -79,7 +79,14 @@ no phone number or e-mail address, or a sync holding the database (nothing is ch
       if (result.alreadyErased.length > 0) process.stderr.write(`forget: already erased earlier: ${result.alreadyErased.join(', ')}\n`);
       if (flags.out !== undefined && !result.dryRun) {
         const summary = await rewriteExport(dbPath, flags.out, result.erased);
-        if (summary) process.stderr.write(`forget: rewrote ${summary.tables.length} tables of ${summary.outDir}${summary.since ? ` from ${summary.since} on` : ''}\n`);
+        if (summary) process.stderr.write(`forget: rewrote ${describeRewrite(summary)} of ${summary.outDir}\n`);
       }
     });
+}
+
+/** What `forget --out` rewrote: the partitions that held the erased conversations, or whole tables. */
+function describeRewrite(summary: { partitionBy: string | null; erasedPartitions: string[]; tables: unknown[] }): string {
+  if (summary.partitionBy === null || !/day|month/.test(summary.partitionBy)) return `${summary.tables.length} tables`;
+  const n = summary.erasedPartitions.length;
+  return `the ${n} partition${n === 1 ? '' : 's'} that held them (${summary.erasedPartitions.join(', ') || 'none left'})`;
 }
