@@ -1,6 +1,7 @@
 // Retention over real HTTP: `sync --retain-days N` erases exactly the conversations that started
 // more than N days before the run, through the same path as `forget` (rule `retention`), and no
-// later sync, incremental or full, sends a request for them or stores them again.
+// later sync, incremental or full, sends a request for them or stores them again; `--erase-deleted`
+// does the same for the conversations the source deleted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,4 +77,28 @@ describe('sync --retain-days', () => {
     expect(run.code).toBe(2);
     expect(run.stderr.trimEnd().split('\n')).toEqual(['convoduck: --retain-days "ten" must be a whole number above 0']);
   }, 60_000);
+});
+
+describe('sync --erase-deleted', () => {
+  it('erases the conversations deleted at the source once a listing shows them gone, and asks for them no more', async () => {
+    const db = join(dir, 'deleted.duckdb');
+    expect((await runCli(['sync'], envFor(db))).code).toBe(0);
+    const all = await storedIds(db);
+    const gone = all.slice(5, 9);
+    sim.realData.vanish(gone);
+    const run = await runCli(['sync', '--full', '--erase-deleted'], envFor(db));
+    expect(run.code, run.stderr).toBe(0);
+    expect(await storedIds(db)).toEqual(all.filter((id) => !gone.includes(id)));
+    const log = await Database.with(db, (d) => d.all<{ id: string; rule: string }>(`SELECT id, rule FROM erasures ORDER BY id`), { readOnly: true });
+    expect(log).toEqual([...gone].sort().map((id) => ({ id, rule: 'deleted_at_source' })));
+    const rows = await Database.with(
+      db,
+      (d) => d.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM transcript_turns WHERE conversation_id IN (${gone.map(() => '?').join(',')})`, gone),
+      { readOnly: true },
+    );
+    expect(rows[0]!.n).toBe(0);
+    const from = sim.requestLog.length;
+    expect((await runCli(['sync', '--full'], envFor(db))).code).toBe(0);
+    expect(sim.requestLog.slice(from).filter((r) => gone.some((id) => r.path.endsWith(`/conversations/${id}`)))).toEqual([]);
+  }, 180_000);
 });
