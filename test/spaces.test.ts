@@ -17,7 +17,7 @@ import { expectNoDuplicateKeys, expectStoreMatches } from './support/store-vs-si
 const { simulator, tempDb, tempDir } = scratch('spaces');
 /** Seeds whose spaces have three different slugs (nordwind-service, soylent-help, initech-support). */
 const SEEDS = [141, 142, 143] as const;
-const SIZES = [260, 180, 120] as const;
+const SIZES = [150, 100, 70] as const;
 
 const everything = (sim: Simulator) => ({ conversations: sim.dataset.conversations, detail: (id: string) => sim.dataset.detail(id) });
 const own = (sim: Simulator, from = 0): RequestLogEntry[] => sim.requestLog.slice(from).filter((r) => r.client === 'key');
