@@ -136,6 +136,44 @@ describe('real data', () => {
     expect(detailRequests(sim, before).filter((id) => id === notJson || id === notUtf8)).toEqual([]);
   }, 120_000);
 
+  it('sets aside a detail that does not fit even the raised memory cap, its raw body kept; --retry-set-aside stores it later', async () => {
+    const sim = await simulator({ seed: 67, conversations: 30 });
+    const long = finishedIds(sim)[0]!;
+    sim.realData.set(long, { long: { turns: 10_000 } });
+    const dbPath = tempDb();
+    // caps far under what the usual ones allow, so that this conversation cannot be written as rows
+    const caps = { writerMemoryLimit: '12MB', raisedMemoryLimit: '16MB' };
+    const first = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, ...caps });
+    expect(first).toMatchObject({ status: 'ok', detailsFetched: 29, detailsSetAside: 1, errors: 0 });
+    const received = await (
+      await fetch(`${sim.baseUrl}/spaces/${sim.dataset.space.slug}/conversations/${long}`, { headers: { authorization: `Bearer ${sim.apiKey}` } })
+    ).text();
+    await Database.with(dbPath, async (db) => {
+      const kept = await db.one<{ reason: string; turns: number; counted: number }>(
+        `SELECT invalid_reason AS reason, (SELECT count(*) FROM transcript_turns WHERE conversation_id = $id)::INTEGER AS turns,
+                (SELECT details_set_aside FROM sync_runs ORDER BY run_id DESC LIMIT 1) AS counted
+         FROM raw_conversations WHERE id = $id`,
+        { id: long },
+      );
+      expect(kept?.reason).toMatch(/^could not be stored: Out of Memory Error: [^\n]*; under a raised cap \(16MB\): /);
+      expect(kept?.turns).toBe(0);
+      expect(kept?.counted).toBe(1);
+      // the recording URL is signed afresh on every request: the rest must be the very bytes received
+      const unsigned = (body: string) => body.replace(/X-Amz-Date=\w+&/, '').replace(/X-Amz-Signature=\w+/, '');
+      const kept2 = (await bodiesInParts(db, [long])).get(long)!;
+      expect(kept2.length).toBe(received.length);
+      expect(unsigned(kept2) === unsigned(received)).toBe(true);
+    });
+    const before = sim.requestLog.length;
+    expect((await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath })).status).toBe('ok');
+    expect(detailRequests(sim, before)).not.toContain(long);
+    // under the usual caps, asked again on purpose: stored exactly
+    const retried = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, retrySetAside: true });
+    expect(retried).toMatchObject({ status: 'ok', detailsSetAside: 0 });
+    const counts = await expectStoreMatchesTruth(dbPath, sim, listedIds(sim));
+    expect(counts).toEqual({ exact: 30, coerced: 0, set_aside: 0, deleted: 0 });
+  }, 180_000);
+
   it('marks a conversation whose detail answers 404 deleted: both runs exit 0, the second never asks for it', async () => {
     const sim = await simulator({ seed: 64, conversations: 70 });
     const gone = finishedIds(sim).slice(0, 3);

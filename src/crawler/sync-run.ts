@@ -377,7 +377,12 @@ export class SyncRun {
         const errors = this.errors.splice(0);
         const deleted = this.deleted.splice(0);
         const counters = this.counters();
-        return this.writer.writeDetails({ space: this.space, details, deleted, errors, runId: this.runId, counters });
+        return this.writer.writeDetails({ space: this.space, details, deleted, errors, runId: this.runId, counters }).then(({ setAside }) => {
+          // details the writer could not store as rows: counted set aside, not fetched (finishRun records the counters)
+          this.detailsFetched -= setAside.length;
+          this.detailsCoerced -= setAside.filter((d) => d.coerced).length;
+          this.detailsSetAside += setAside.length;
+        });
       },
       mustFlush: () => this.errors.length > 0 || this.deleted.length > 0,
       done: (detail) => {

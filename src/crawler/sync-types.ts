@@ -34,6 +34,8 @@ export interface CrawlOptions {
   checkpointMemoryLimit?: string;
   /** DuckDB's cap while the writer writes (default WRITER_MEMORY_LIMIT, database.ts) */
   writerMemoryLimit?: string;
+  /** DuckDB's cap for a write tried again after it failed under writerMemoryLimit (default RAISED_MEMORY_LIMIT, database.ts) */
+  raisedMemoryLimit?: string;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;

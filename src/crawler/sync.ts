@@ -32,7 +32,7 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   // GET /spaces goes first: it, too, must not meet a window the last run filled
   const early = await peekRecentSends(options.dbPath, `${client.baseUrl.origin}${client.baseUrl.pathname}`).catch(() => null);
   if (early) client.limiter.seedEarlierSends(early.sentAt.map((t) => Date.now() - t), early.keyLimit ?? undefined);
-  const writer = new BatchWriter(options.dbPath, { checkpoint: options.checkpointMemoryLimit, write: options.writerMemoryLimit });
+  const writer = new BatchWriter(options.dbPath, { checkpoint: options.checkpointMemoryLimit, write: options.writerMemoryLimit, raised: options.raisedMemoryLimit });
   try {
     return await crawlSpace(options, { client, writer, ...(early ? { seeded: early.space } : {}) });
   } finally {

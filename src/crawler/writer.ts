@@ -3,7 +3,8 @@
 // write runs share the next opening, and the details flushes among them share its transactions.
 
 import { CHECKPOINT_MEMORY_LIMIT, Database, RAISED_MEMORY_LIMIT, WRITER_MEMORY_LIMIT } from '../store/database.js';
-import { setAsideUnstorable, type NormalisedDetail } from '../store/normalise.js';
+import { oneLineError } from '../shared/errors.js';
+import { setAsideUnstorable } from '../store/normalise.js';
 import { detailBytes, saveDetailBatches, type DetailBatch, type FetchedDetail } from '../store/writes.js';
 import { HeldSlots } from './batches.js';
 
@@ -42,6 +43,11 @@ export const DETAIL_BYTES_HELD = 4_000_000;
 const DETAILS_HELD = 1_000;
 
 type Done = (err: unknown, value?: unknown) => void;
+
+/** What a details flush became: the usable details that could not be stored as rows and were set aside as they were written. */
+export interface WrittenDetails {
+  setAside: { id: string; coerced: boolean }[];
+}
 type Job =
   | { kind: 'work'; work: (db: Database) => Promise<unknown>; done: Done }
   | { kind: 'details'; batch: DetailBatch; done: Done };
@@ -54,14 +60,19 @@ export class BatchWriter {
 
   private readonly checkpointMemoryLimit: string;
   private readonly writeMemoryLimit: string;
+  private readonly raisedMemoryLimit: string;
 
-  /** `memoryLimits`: what DuckDB may hold while it writes (WRITER_MEMORY_LIMIT) and checkpoints (CHECKPOINT_MEMORY_LIMIT) */
+  /**
+   * `memoryLimits`: what DuckDB may hold while it writes (WRITER_MEMORY_LIMIT), checkpoints
+   * (CHECKPOINT_MEMORY_LIMIT), and writes again what failed under the first (RAISED_MEMORY_LIMIT)
+   */
   constructor(
     private readonly dbPath: string,
-    memoryLimits: { write?: string; checkpoint?: string } = {},
+    memoryLimits: { write?: string; checkpoint?: string; raised?: string } = {},
   ) {
     this.writeMemoryLimit = memoryLimits.write ?? WRITER_MEMORY_LIMIT;
     this.checkpointMemoryLimit = memoryLimits.checkpoint ?? CHECKPOINT_MEMORY_LIMIT;
+    this.raisedMemoryLimit = memoryLimits.raised ?? RAISED_MEMORY_LIMIT;
   }
 
   /** Runs `work` in the next opening of the file, after every write queued before it; resolves with its result. */
@@ -76,9 +87,13 @@ export class BatchWriter {
    * other flushes queued by then (see saveFlushes), placed where the first of them was queued. (A crawl queues its
    * next write only once its flush is done, so no crawl sees its own writes reordered.)
    */
-  writeDetails(batch: DetailBatch): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.enqueue({ kind: 'details', batch, done: (err) => (err === undefined ? resolve() : reject(err)) });
+  writeDetails(batch: DetailBatch): Promise<WrittenDetails> {
+    return new Promise<WrittenDetails>((resolve, reject) => {
+      this.enqueue({
+        kind: 'details',
+        batch,
+        done: (err, value) => (err === undefined ? resolve((value as WrittenDetails | undefined) ?? { setAside: [] }) : reject(err)),
+      });
     });
   }
 
@@ -117,7 +132,7 @@ export class BatchWriter {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const jobs = this.take();
-      const opening = new Opening(this.dbPath, this.writeMemoryLimit);
+      const opening = new Opening(this.dbPath, this.writeMemoryLimit, this.raisedMemoryLimit);
       try {
         await opening.db();
       } catch (err) {
@@ -154,7 +169,7 @@ export class BatchWriter {
    * so the file is whole again, copyable alone. Should that fail too, the next opening replays them.
    */
   private async checkpointAgain(): Promise<void> {
-    for (const memoryLimit of [WRITER_MEMORY_LIMIT, RAISED_MEMORY_LIMIT]) {
+    for (const memoryLimit of [this.writeMemoryLimit, this.raisedMemoryLimit]) {
       const done = await Database.with(this.dbPath, (db) => db.run('CHECKPOINT'), { memoryLimit }).then(
         () => true,
         () => false,
@@ -198,7 +213,7 @@ async function workWithFallback<T>(opening: Opening, work: (db: Database) => Pro
     await opening.recover();
   }
   const db = await opening.db();
-  return db.withMemoryLimit(RAISED_MEMORY_LIMIT, () => work(db));
+  return db.withMemoryLimit(opening.raisedMemoryLimit, () => work(db));
 }
 
 /**
@@ -207,39 +222,53 @@ async function workWithFallback<T>(opening: Opening, work: (db: Database) => Pro
  * written under a raised cap, and failing that, set aside with the reason (its raw body kept).
  * The flush's errors, deletions and counters go with its first part.
  */
-async function saveFlush(opening: Opening, batch: DetailBatch): Promise<void> {
+async function saveFlush(opening: Opening, batch: DetailBatch): Promise<WrittenDetails> {
   try {
     await saveDetailBatches(await opening.db(), [batch]);
-    return;
+    return { setAside: [] };
   } catch (err) {
     await opening.recover();
     if (batch.details.length <= 1) {
       const detail = batch.details[0];
       if (!detail) throw err;
-      await saveAlone(opening, batch, detail, err);
-      return;
+      const wasUsable = detail.normalised.usable ? { id: detail.id, coerced: detail.normalised.coerced } : null;
+      return { setAside: (await saveAlone(opening, batch, detail, err)) && wasUsable ? [wasUsable] : [] };
     }
   }
   const half = Math.ceil(batch.details.length / 2);
-  await saveFlush(opening, { ...batch, details: batch.details.slice(0, half) });
-  await saveFlush(opening, { ...batch, details: batch.details.slice(half), errors: [], deleted: [] });
+  const first = await saveFlush(opening, { ...batch, details: batch.details.slice(0, half) });
+  const second = await saveFlush(opening, { ...batch, details: batch.details.slice(half), errors: [], deleted: [] });
+  return { setAside: [...first.setAside, ...second.setAside] };
 }
 
-async function saveAlone(opening: Opening, batch: DetailBatch, detail: FetchedDetail, failure: unknown): Promise<void> {
+/** Said of a detail set aside whose raw body could not be written either (rebuild keeps the reason of an empty body). */
+const UNKEPT = 'its raw body did not fit either: not kept';
+
+/** Writes one detail under the raised cap, or sets it aside; whether it was set aside here. */
+async function saveAlone(opening: Opening, batch: DetailBatch, detail: FetchedDetail, failure: unknown): Promise<boolean> {
   let raised: unknown;
   try {
     const db = await opening.db();
-    await db.withMemoryLimit(RAISED_MEMORY_LIMIT, () => saveDetailBatches(db, [batch]));
-    return;
+    await db.withMemoryLimit(opening.raisedMemoryLimit, () => saveDetailBatches(db, [batch]));
+    return false;
   } catch (err) {
     raised = err;
     await opening.recover();
   }
-  const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-  const reason = `could not be stored: ${message(failure)}; under a raised cap (${RAISED_MEMORY_LIMIT}): ${message(raised)}`;
-  const setAside: NormalisedDetail = setAsideUnstorable(reason);
-  const db = await opening.db();
-  await db.withMemoryLimit(RAISED_MEMORY_LIMIT, () => saveDetailBatches(db, [{ ...batch, details: [{ ...detail, normalised: setAside }] }]));
+  const message = (e: unknown): string => oneLineError(e instanceof Error ? e.message : String(e));
+  const reason = `could not be stored: ${message(failure)}; under a raised cap (${opening.raisedMemoryLimit}): ${message(raised)}`;
+  const setAsideAs = async (kept: FetchedDetail): Promise<void> => {
+    const db = await opening.db();
+    await db.withMemoryLimit(opening.raisedMemoryLimit, () => saveDetailBatches(db, [{ ...batch, details: [kept] }]));
+  };
+  try {
+    await setAsideAs({ ...detail, normalised: setAsideUnstorable(reason) });
+  } catch {
+    // even its raw body does not fit: the reason alone, as for a body over the size limit
+    await opening.recover();
+    await setAsideAs({ ...detail, body: '', normalised: setAsideUnstorable(`${reason}; ${UNKEPT}`) });
+  }
+  return detail.normalised.usable;
 }
 
 /**
@@ -253,12 +282,13 @@ class Opening {
   constructor(
     private readonly dbPath: string,
     private readonly memoryLimit: string,
+    readonly raisedMemoryLimit: string,
   ) {}
 
   async db(): Promise<Database> {
     this.current ??= await Database.open(this.dbPath, { memoryLimit: this.memoryLimit }).catch((err: unknown) => {
       if (!isMemoryError(err)) throw err;
-      return Database.open(this.dbPath, { memoryLimit: RAISED_MEMORY_LIMIT });
+      return Database.open(this.dbPath, { memoryLimit: this.raisedMemoryLimit });
     });
     return this.current;
   }
@@ -318,7 +348,7 @@ export class OwnWrites {
     return this.track(this.writer.write(work));
   }
 
-  writeDetails(batch: DetailBatch): Promise<void> {
+  writeDetails(batch: DetailBatch): Promise<WrittenDetails> {
     return this.track(this.writer.writeDetails(batch));
   }
 

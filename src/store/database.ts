@@ -268,8 +268,14 @@ async function openReadOnly(path: string): Promise<{ instance: DuckDBInstance; c
  * attach option, hence the in-memory instance that attaches the file; the file itself stays an
  * ordinary DuckDB database any reader can open.
  */
+/** Openings of a file for writing in this process, so that each spills into a directory of its own. */
+let writableOpenings = 0;
+
 async function openWritable(path: string, memoryLimit?: string): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
-  const instance = await DuckDBInstance.create(':memory:', { temp_directory: `${path}.tmp` });
+  // DuckDB removes its spill directory when the instance is freed, which can come after the next
+  // opening (a failed write's result still held): a shared directory would vanish under it.
+  const spill = `${path}.tmp.${process.pid}.${++writableOpenings}`;
+  const instance = await DuckDBInstance.create(':memory:', { temp_directory: spill });
   try {
     const connection = await instance.connect();
     if (memoryLimit) {
