@@ -7,6 +7,7 @@ export {
   DEFAULT_DAYS,
   DEFAULT_EARLY_SECONDS,
   DEFAULT_MIN_SAMPLE,
+  NUMBER_PARAMS,
   PARAM_NAMES,
   parseReportTime,
   type ReportFilters,

@@ -23,7 +23,38 @@ export type TimeBound =
   | { localDate: string }
   | { localDaysAgo: number; now: Date };
 
-export interface ReportFilters {
+/**
+ * The whole-number parameters reports may use, declared once: the command's flag (`--slow-seconds`
+ * sets `slowSeconds`, bound as `$slow_seconds`), its default and its help text all come from here,
+ * so a report that needs a new one adds a line to this list and nothing else in TypeScript.
+ */
+export const NUMBER_PARAMS = [
+  { key: 'earlySeconds', name: 'early_seconds', flag: '--early-seconds', defaultValue: 10,
+    help: 'early_hangups, agent_leaderboard: a voice hang-up within this many seconds is early' },
+  { key: 'minSample', name: 'min_sample', flag: '--min-sample', defaultValue: 20,
+    help: 'agent_leaderboard: flag agents with fewer conversations' },
+  { key: 'days', name: 'days', flag: '--days', defaultValue: 7,
+    help: 'agent_changes: compare the conversations of this many days before and after a change' },
+  { key: 'slowSeconds', name: 'slow_seconds', flag: '--slow-seconds', defaultValue: 10,
+    help: 'response_times, handoff_precursors: an answer that took longer than this many seconds is slow' },
+  { key: 'loopVisits', name: 'loop_visits', flag: '--loop-visits', defaultValue: 2,
+    help: 'loops, handoff_precursors: a conversation that enters a node more than this many times loops' },
+  { key: 'lastTurns', name: 'last_turns', flag: '--last-turns', defaultValue: 4,
+    help: 'handoff_precursors: how many turns before the end to look at' },
+] as const;
+
+type NumberParam = (typeof NUMBER_PARAMS)[number];
+export type NumberParamKey = NumberParam['key'];
+
+export const DEFAULT_EARLY_SECONDS = numberDefault('earlySeconds');
+export const DEFAULT_MIN_SAMPLE = numberDefault('minSample');
+export const DEFAULT_DAYS = numberDefault('days');
+
+function numberDefault(key: NumberParamKey): number {
+  return NUMBER_PARAMS.find((p) => p.key === key)!.defaultValue;
+}
+
+export interface ReportFilters extends Partial<Record<NumberParamKey, number>> {
   /** inclusive */
   from?: TimeBound | null;
   /** exclusive */
@@ -33,59 +64,48 @@ export interface ReportFilters {
   channel?: string | null;
   /** IANA time zone for day, week and hour buckets; default UTC */
   tz?: string;
-  /** early_hangups, agent_leaderboard: a voice hang-up within this many seconds is early (default 10) */
-  earlySeconds?: number;
-  /** agent_leaderboard: fewer conversations than this is flagged as a small sample (default 20) */
-  minSample?: number;
-  /** agent_changes: the days before and after a change whose conversations are compared (default 7) */
-  days?: number;
   /** only these spaces: every table is read as if the database held only their rows (space-scope.ts) */
   spaces?: readonly string[];
 }
 
-export const DEFAULT_EARLY_SECONDS = 10;
-export const DEFAULT_MIN_SAMPLE = 20;
-export const DEFAULT_DAYS = 7;
-
 /** The filters after resolution: what is bound. */
-export interface ResolvedParams {
+export interface ResolvedParams extends Record<NumberParamKey, number> {
   from: Date | null;
   to: Date | null;
   agents: string[] | null;
   channel: string | null;
   tz: string;
-  earlySeconds: number;
-  minSample: number;
-  days: number;
+}
+
+/** Every whole-number parameter: the value given, else its default. */
+export function numberParams(filters: ReportFilters): Record<NumberParamKey, number> {
+  return Object.fromEntries(NUMBER_PARAMS.map((p) => [p.key, filters[p.key] ?? p.defaultValue])) as Record<NumberParamKey, number>;
 }
 
 /** Names a report may use as `$name`. */
-export const PARAM_NAMES = ['from', 'to', 'agents', 'channel', 'tz', 'early_seconds', 'min_sample', 'days'] as const;
-export type ParamName = (typeof PARAM_NAMES)[number];
+export type ParamName = 'from' | 'to' | 'agents' | 'channel' | 'tz' | NumberParam['name'];
+export const PARAM_NAMES: readonly ParamName[] = ['from', 'to', 'agents', 'channel', 'tz', ...NUMBER_PARAMS.map((p) => p.name)];
 
 export function bindValues(p: ResolvedParams): Record<ParamName, DuckDBValue> {
+  const numbers = Object.fromEntries(NUMBER_PARAMS.map((n) => [n.name, p[n.key]]));
   return {
     from: p.from ? timestampTZValue(BigInt(p.from.getTime()) * 1000n) : null,
     to: p.to ? timestampTZValue(BigInt(p.to.getTime()) * 1000n) : null,
     agents: p.agents ? listValue(p.agents) : null,
     channel: p.channel,
     tz: p.tz,
-    early_seconds: p.earlySeconds,
-    min_sample: p.minSample,
-    days: p.days,
-  };
+    ...numbers,
+  } as Record<ParamName, DuckDBValue>;
 }
 
-export const BIND_TYPES: Record<ParamName, DuckDBType> = {
+export const BIND_TYPES = {
   from: TIMESTAMPTZ,
   to: TIMESTAMPTZ,
   agents: LIST(VARCHAR),
   channel: VARCHAR,
   tz: VARCHAR,
-  early_seconds: INTEGER,
-  min_sample: INTEGER,
-  days: INTEGER,
-};
+  ...Object.fromEntries(NUMBER_PARAMS.map((n) => [n.name, INTEGER])),
+} as Record<ParamName, DuckDBType>;
 
 /**
  * Parses a `--from`/`--to` value: a bare date, `today` or `yesterday` is a day in --tz (resolved
