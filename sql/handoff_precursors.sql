@@ -29,16 +29,29 @@
 -- Parameters: --from, --to, --agent, --channel (filters); --last-turns (default 4),
 -- --slow-seconds (default 10), --loop-visits (default 2).
 
-WITH windows AS (
+WITH last_turn AS (
   SELECT conversation_id, any_value(space) AS space, any_value(agent_id) AS agent_id,
-         any_value(outcome) AS outcome,
-         min(seq) FILTER (WHERE from_end <= $last_turns) AS window_seq,
-         min(spoken_at) FILTER (WHERE from_end <= $last_turns) AS window_start
-  FROM (SELECT conversation_id, seq, space, agent_id, outcome, spoken_at,
-               row_number() OVER (PARTITION BY conversation_id ORDER BY seq DESC) AS from_end
-        FROM filtered_turns
-        WHERE outcome IN ('completed', 'transferred', 'hung_up'))
+         any_value(outcome) AS outcome, max(seq) AS last_seq
+  FROM filtered_turns
+  WHERE outcome IN ('completed', 'transferred', 'hung_up')
   GROUP BY conversation_id
+),
+window_turns AS (
+  SELECT t.conversation_id, t.seq, t.spoken_at, t.node_key
+  FROM last_turn l
+  JOIN transcript_turns t ON t.conversation_id = l.conversation_id AND t.seq > l.last_seq - $last_turns::INTEGER
+),
+windows AS (
+  SELECT l.*, l.last_seq - $last_turns::INTEGER + 1 AS window_seq, w.window_start
+  FROM last_turn l
+  LEFT JOIN (SELECT conversation_id, min(spoken_at) AS window_start FROM window_turns GROUP BY conversation_id) w
+    ON w.conversation_id = l.conversation_id
+),
+entries AS (
+  SELECT conversation_id, node_key, count(*) AS node_entries
+  FROM filtered_node_visits
+  WHERE conversation_id IN (SELECT conversation_id FROM last_turn)
+  GROUP BY conversation_id, node_key
 ),
 events AS (
   SELECT DISTINCT w.conversation_id, 'failed_tool' AS event, NULL AS node_key
@@ -49,17 +62,21 @@ events AS (
   SELECT DISTINCT w.conversation_id, 'slow_answer', NULL
   FROM windows w
   JOIN answers s ON s.conversation_id = w.conversation_id
-  WHERE s.response_sec > $slow_seconds AND s.seq >= w.window_seq
+  WHERE s.response_sec > $slow_seconds::INTEGER AND s.seq >= w.window_seq
   UNION
-  SELECT DISTINCT w.conversation_id,
-         CASE WHEN e.kind = 'node' THEN 'node' WHEN e.kind = 'loop' THEN 'loop' ELSE 'repeat' END,
-         CASE WHEN e.kind = 'node' THEN t.node_key END
+  SELECT DISTINCT w.conversation_id, 'repeat', NULL
   FROM windows w
-  JOIN turn_loops t ON t.conversation_id = w.conversation_id AND t.seq >= w.window_seq
-  CROSS JOIN (VALUES ('node'), ('loop'), ('repeat')) e(kind)
-  WHERE (e.kind = 'node' AND t.node_key IS NOT NULL)
-     OR (e.kind = 'loop' AND t.node_entries > $loop_visits)
-     OR (e.kind = 'repeat' AND t.repeats)
+  JOIN repeated_turns r ON r.conversation_id = w.conversation_id
+  WHERE r.seq >= w.window_seq
+  UNION
+  SELECT DISTINCT t.conversation_id, 'loop', NULL
+  FROM window_turns t
+  JOIN entries e ON e.conversation_id = t.conversation_id AND e.node_key = t.node_key
+  WHERE e.node_entries > $loop_visits::INTEGER
+  UNION
+  SELECT DISTINCT t.conversation_id, 'node', t.node_key
+  FROM window_turns t
+  WHERE t.node_key IS NOT NULL
 ),
 totals AS (
   SELECT space, agent_id, outcome, count(*) AS n

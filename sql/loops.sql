@@ -38,9 +38,8 @@ flagged AS (
   HAVING count(*) > $loop_visits
   UNION ALL
   SELECT DISTINCT t.space, t.agent_id, t.node_key, 'repeat' AS kind, t.conversation_id, NULL AS entries
-  FROM turn_loops t
+  FROM repeated_turns t
   JOIN base b ON b.id = t.conversation_id
-  WHERE t.repeats
 ),
 agent_totals AS (
   SELECT space, agent_id,

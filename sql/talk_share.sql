@@ -17,7 +17,7 @@
 --   caller_words                    words the caller said
 --   agent_word_share                agent_words ÷ (agent_words + caller_words)
 --   median_agent_word_share         median over the conversations of the same share (those with words)
---   longest_agent_run               most agent turns in a row without a caller turn, in any conversation
+--   longest_agent_run               most agent turns in a row (no other speaker's turn between), in any conversation
 --   median_longest_agent_run        median over the conversations of their longest run
 --   caller_turns_per_minute         caller_turns ÷ minutes of duration_sec, over the conversations
 --                                   that lasted more than 0 s
@@ -27,16 +27,23 @@
 
 WITH turns AS (
   SELECT conversation_id, seq, speaker,
-         len(regexp_extract_all(text, '[^ \t\n\r\f]+')) AS words,
-         -- consecutive agent turns share seq - (their rank among the agent's turns)
-         CASE WHEN speaker = 'agent'
-              THEN seq - row_number() OVER (PARTITION BY conversation_id, speaker ORDER BY seq) END AS agent_run
+         -- counting the blanks is much faster than a regular expression, and exact unless the
+         -- text has blanks other than single spaces between words
+         CASE WHEN text = '' OR contains(text, '  ') OR contains(text, chr(10)) OR contains(text, chr(13))
+                   OR contains(text, chr(9)) OR contains(text, chr(12)) OR starts_with(text, ' ') OR ends_with(text, ' ')
+              THEN len(regexp_extract_all(text, '[^ \t\n\r\f]+'))
+              ELSE len(text) - len(replace(text, ' ', '')) + 1
+         END AS words
   FROM filtered_turns
   WHERE outcome IS NOT NULL AND speaker IN ('agent', 'caller')
 ),
 runs AS (
+  -- the agent's turns of one run have consecutive seq: seq − their rank is constant within it
   SELECT conversation_id, max(n) AS longest_agent_run
-  FROM (SELECT conversation_id, agent_run, count(*) AS n FROM turns WHERE agent_run IS NOT NULL GROUP BY ALL)
+  FROM (SELECT conversation_id, count(*) AS n
+        FROM (SELECT conversation_id, seq - row_number() OVER (PARTITION BY conversation_id ORDER BY seq) AS run
+              FROM turns WHERE speaker = 'agent')
+        GROUP BY conversation_id, run)
   GROUP BY conversation_id
 ),
 per_conversation AS (

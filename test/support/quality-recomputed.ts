@@ -146,7 +146,7 @@ export function longestAgentRun(c: QConv): number {
   let run = 0;
   for (const t of c.turns) {
     if (t.speaker === 'agent') best = Math.max(best, ++run);
-    else if (t.speaker === 'caller') run = 0;
+    else run = 0;
   }
   return best;
 }
