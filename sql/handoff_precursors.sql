@@ -25,6 +25,8 @@
 --   completed_share         completed_with_event ÷ completed
 --   lift                    share ÷ completed_share: how many times more often the event comes
 --                           before this end than before a completion (empty when completed_share is 0)
+--   latest_conversation_id  the most recent of the with_event conversations: one to read
+--   latest_started_at       when it started
 --
 -- Parameters: --from, --to, --agent, --channel (filters); --last-turns (default 4),
 -- --slow-seconds (default 10), --loop-visits (default 2).
@@ -84,10 +86,13 @@ totals AS (
   GROUP BY space, agent_id, outcome
 ),
 counted AS (
-  SELECT w.space, w.agent_id, w.outcome, e.event, e.node_key, count(*) AS n
+  SELECT w.space, w.agent_id, w.outcome, e.event, e.node_key, count(*) AS n,
+         first(c.id ORDER BY c.started_at DESC, c.id) AS latest_conversation_id,
+         max(c.started_at) AS latest_started_at
   FROM events e
   JOIN windows w ON w.conversation_id = e.conversation_id
-  GROUP BY ALL
+  JOIN filtered_conversations c ON c.id = e.conversation_id
+  GROUP BY w.space, w.agent_id, w.outcome, e.event, e.node_key
 )
 SELECT h.space, h.agent_id, a.name AS agent_name, h.outcome, h.event, h.node_key,
        t.n                                     AS conversations,
@@ -96,7 +101,9 @@ SELECT h.space, h.agent_id, a.name AS agent_name, h.outcome, h.event, h.node_key
        coalesce(tc.n, 0)                       AS completed,
        coalesce(c.n, 0)                        AS completed_with_event,
        ratio(coalesce(c.n, 0), tc.n)           AS completed_share,
-       ratio(ratio(h.n, t.n), ratio(coalesce(c.n, 0), tc.n)) AS lift
+       ratio(ratio(h.n, t.n), ratio(coalesce(c.n, 0), tc.n)) AS lift,
+       h.latest_conversation_id,
+       h.latest_started_at
 FROM counted h
 JOIN totals t ON t.space = h.space AND t.agent_id IS NOT DISTINCT FROM h.agent_id AND t.outcome = h.outcome
 LEFT JOIN totals tc ON tc.space = h.space AND tc.agent_id IS NOT DISTINCT FROM h.agent_id AND tc.outcome = 'completed'

@@ -3,7 +3,7 @@
 // their SQL: the expected rows quality-reports.test.ts compares with what the runner writes.
 
 import type { ConversationDetail, ConversationSummary } from '../../src/api/types.js';
-import { cmp, groupBy, local, quantile, ratio, type Expected } from './reports-recomputed.js';
+import { cmp, groupBy, isoZ, local, quantile, ratio, type Expected } from './reports-recomputed.js';
 
 /** One conversation as the quality reports see it (every detail of the fixture is stored). */
 export interface QConv {
@@ -288,7 +288,9 @@ export function expectedPrecursors(list: QConv[], p: PrecursorParams): Expected[
       const these = withEvents.filter((x) => x.c.outcome === outcome);
       const seen = [...new Set(these.flatMap((x) => [...x.events]))];
       for (const key of seen) {
-        const withIt = these.filter((x) => x.events.has(key)).length;
+        const having = these.filter((x) => x.events.has(key)).map((x) => x.c);
+        const withIt = having.length;
+        const latest = [...having].sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime() || cmp(a.id, b.id))[0]!;
         const completedWithIt = completed.filter((x) => x.events.has(key)).length;
         const share = withIt / these.length;
         const completedShare = ratio(completedWithIt, completed.length);
@@ -304,6 +306,8 @@ export function expectedPrecursors(list: QConv[], p: PrecursorParams): Expected[
           completed_with_event: completedWithIt,
           completed_share: completedShare,
           lift: completedShare === null || completedShare === 0 ? null : share / completedShare,
+          latest_conversation_id: latest.id,
+          latest_started_at: isoZ(latest.startedAt),
         });
       }
     }

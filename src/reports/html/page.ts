@@ -12,6 +12,9 @@ import { PAGE_STYLE } from './style.js';
 
 /** The most recent failed tool calls listed in the table. */
 export const RECENT_FAILURES = 20;
+/** The hand-off precursors listed: those with the highest lift, seen at least MIN_PRECURSOR times. */
+export const TOP_PRECURSORS = 10;
+export const MIN_PRECURSOR = 3;
 
 export interface PageInput {
   period: Period;
@@ -22,9 +25,11 @@ export interface PageInput {
   summary: Row;
   coverage: ReportRows;
   tiles: Tile[];
-  charts: (RenderedChart & { note?: string })[];
+  /** `why`: the chart belongs to the Why section */
+  charts: (RenderedChart & { note?: string; why?: boolean })[];
   leaderboard: ReportRows;
   failureLog: ReportRows;
+  precursors: ReportRows;
   minSample: number;
   generatedAt: Date;
   /** --redact was on: the page says so */
@@ -52,7 +57,14 @@ export function renderPage(input: PageInput): string {
   const body =
     conversations === 0
       ? `<p class="nothing" data-empty="true">No conversations in this period${filterText(input) ? ' with these filters' : ''}.</p>`
-      : [tilesSection(input.tiles), coverageNote(input.coverage), chartsSection(input.charts), leaderboardSection(input), failuresSection(input)].join('\n');
+      : [
+          tilesSection(input.tiles),
+          coverageNote(input.coverage),
+          chartsSection(input.charts.filter((c) => !c.why)),
+          leaderboardSection(input),
+          failuresSection(input),
+          whySection(input),
+        ].join('\n');
   const space = input.summary.space ? ` · ${esc(input.summary.space)}` : '';
   return `<!DOCTYPE html>
 <html lang="en">
@@ -235,5 +247,45 @@ function failuresSection(input: PageInput): string {
 <h2>${rows.length === total ? 'Failed tool calls, newest first' : `The ${RECENT_FAILURES} most recent failed tool calls`}</h2>
 <p class="hint">${count(total)} failed ${total === 1 ? 'call' : 'calls'} in the period; look a conversation up with <code>convoduck query</code> by its id. From the report <code>tool_failure_log</code>.</p>
 ${content}
+</section>`;
+}
+
+/** The hand-off precursors the page lists: seen often enough, also before completions, by lift. */
+export function topPrecursors(precursors: ReportRows): Row[] {
+  return precursors.rows
+    .filter((r) => (num(r.with_event) ?? 0) >= MIN_PRECURSOR && (num(r.completed_with_event) ?? 0) > 0)
+    .sort((a, b) => (num(b.lift) ?? 0) - (num(a.lift) ?? 0) || (num(b.with_event) ?? 0) - (num(a.with_event) ?? 0))
+    .slice(0, TOP_PRECURSORS);
+}
+
+function whySection(input: PageInput): string {
+  const tz = input.period.tz;
+  const rows = topPrecursors(input.precursors);
+  const columns: Column[] = [
+    { name: 'agent_name', title: 'Agent', show: (r) => esc(agentLabel(r)) },
+    { name: 'outcome', title: 'Ended', show: (r) => esc(r.outcome === 'hung_up' ? 'hung up' : r.outcome) },
+    { name: 'event', title: 'In the last turns', show: (r) => esc(r.event === 'node' ? `node ${String(r.node_key)}` : String(r.event).replace('_', ' ')) },
+    { name: 'share', title: 'Before this end', show: rate('share'), numeric: true },
+    { name: 'completed_share', title: 'Before a completion', show: rate('completed_share'), numeric: true },
+    { name: 'lift', title: 'Lift', show: (r) => esc(num(r.lift) === null ? '—' : `${num(r.lift)!.toFixed(1)}×`), numeric: true },
+    { name: 'latest_conversation_id', title: 'Latest conversation', show: (r) => `<code>${esc(r.latest_conversation_id)}</code>` },
+    {
+      name: 'latest_started_at',
+      title: `Started (${tz})`,
+      show: (r) => (typeof r.latest_started_at === 'string' ? esc(dateTime(new Date(r.latest_started_at), tz)) : '—'),
+    },
+  ];
+  const content =
+    rows.length === 0
+      ? '<p class="empty">No event came before transfers or hang-ups often enough to rank.</p>'
+      : table('handoff_precursors', columns, rows);
+  return `<section class="why" aria-label="Why">
+<h2>Why: where conversations are lost, how fast the agent answers, what comes before a hand-off</h2>
+${chartsSection(input.charts.filter((c) => c.why === true))}
+<section class="table" data-report="handoff_precursors">
+<h2>What comes before a transfer or hang-up</h2>
+<p class="hint">Events in the last turns before the end, seen at least ${MIN_PRECURSOR} times and also before completions; the lift is how many times more often they come before this end than before a completion. Each row names its most recent conversation: look it up with <code>convoduck query</code> by its id. From the report <code>handoff_precursors</code>.</p>
+${content}
+</section>
 </section>`;
 }
