@@ -167,10 +167,11 @@ export function expectPageMatchesCsv(page: Page, csv: Csv, previous: Record<stri
   };
   same(page.tables.get('agent_leaderboard')!, csv('agent_leaderboard'));
   same(page.tables.get('tool_failure_log') ?? [], csv('tool_failure_log').slice(0, 20));
-  // the hand-off precursors seen at least 3 times and also before completions, highest lift first
+  // the hand-off precursors other than nodes seen at least 3 times, highest lift first (none: first)
+  const lift = (r: Record<string, string>) => (r.lift === '' ? Infinity : Number(r.lift));
   const precursors = csv('handoff_precursors')
-    .filter((r) => n(r.with_event)! >= 3 && n(r.completed_with_event)! > 0)
-    .sort((a, b) => n(b.lift)! - n(a.lift)! || n(b.with_event)! - n(a.with_event)!)
+    .filter((r) => r.event !== 'node' && n(r.with_event)! >= 3)
+    .sort((a, b) => (lift(a) === lift(b) ? 0 : lift(a) < lift(b) ? 1 : -1) || n(b.with_event)! - n(a.with_event)!)
     .slice(0, 10);
   same(page.tables.get('handoff_precursors') ?? [], precursors);
 }

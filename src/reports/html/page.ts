@@ -250,11 +250,16 @@ ${content}
 </section>`;
 }
 
-/** The hand-off precursors the page lists: seen often enough, also before completions, by lift. */
+/**
+ * The hand-off precursors the page lists: events other than a node (the node a transfer ends at
+ * always precedes it), seen at least MIN_PRECURSOR times, highest lift first; an event never seen
+ * before a completion (no lift) ranks above every lift.
+ */
 export function topPrecursors(precursors: ReportRows): Row[] {
+  const lift = (r: Row) => num(r.lift) ?? Infinity;
   return precursors.rows
-    .filter((r) => (num(r.with_event) ?? 0) >= MIN_PRECURSOR && (num(r.completed_with_event) ?? 0) > 0)
-    .sort((a, b) => (num(b.lift) ?? 0) - (num(a.lift) ?? 0) || (num(b.with_event) ?? 0) - (num(a.with_event) ?? 0))
+    .filter((r) => r.event !== 'node' && (num(r.with_event) ?? 0) >= MIN_PRECURSOR)
+    .sort((a, b) => (lift(b) === lift(a) ? 0 : lift(b) > lift(a) ? 1 : -1) || (num(b.with_event) ?? 0) - (num(a.with_event) ?? 0))
     .slice(0, TOP_PRECURSORS);
 }
 
@@ -264,7 +269,7 @@ function whySection(input: PageInput): string {
   const columns: Column[] = [
     { name: 'agent_name', title: 'Agent', show: (r) => esc(agentLabel(r)) },
     { name: 'outcome', title: 'Ended', show: (r) => esc(r.outcome === 'hung_up' ? 'hung up' : r.outcome) },
-    { name: 'event', title: 'In the last turns', show: (r) => esc(r.event === 'node' ? `node ${String(r.node_key)}` : String(r.event).replace('_', ' ')) },
+    { name: 'event', title: 'In the last turns', show: (r) => esc(String(r.event).replace('_', ' ')) },
     { name: 'share', title: 'Before this end', show: rate('share'), numeric: true },
     { name: 'completed_share', title: 'Before a completion', show: rate('completed_share'), numeric: true },
     { name: 'lift', title: 'Lift', show: (r) => esc(num(r.lift) === null ? '—' : `${num(r.lift)!.toFixed(1)}×`), numeric: true },
@@ -284,7 +289,7 @@ function whySection(input: PageInput): string {
 ${chartsSection(input.charts.filter((c) => c.why === true))}
 <section class="table" data-report="handoff_precursors">
 <h2>What comes before a transfer or hang-up</h2>
-<p class="hint">Events in the last turns before the end, seen at least ${MIN_PRECURSOR} times and also before completions; the lift is how many times more often they come before this end than before a completion. Each row names its most recent conversation: look it up with <code>convoduck query</code> by its id. From the report <code>handoff_precursors</code>.</p>
+<p class="hint">Events in the last turns before the end, seen at least ${MIN_PRECURSOR} times; the lift is how many times more often they come before this end than before a completion (— : never before one). Each row names its most recent conversation: look it up with <code>convoduck query</code> by its id. The nodes visited last are in the report <code>handoff_precursors</code>, which this table is from.</p>
 ${content}
 </section>
 </section>`;
