@@ -140,7 +140,7 @@ const cases: Case[] = [
     args: () => ['report', 'outcome', '--db', db, '--out', join(dir, 'r')],
     error: /^convoduck: unknown report "outcome" — did you mean outcomes\? \(report --list shows them all\)$/,
   },
-  { name: 'a report name like none', args: () => ['report', 'nonsense', '--db', db, '--out', join(dir, 'r')], error: /unknown report "nonsense": available reports are agent_changes, / },
+  { name: 'a report name like none', args: () => ['report', 'nonsense', '--db', db, '--out', join(dir, 'r')], error: /unknown report "nonsense": available reports are abandonment, agent_changes, / },
   { name: 'a bad report --from', args: () => ['report', '--db', db, '--from', 'last tuesday', '--out', join(dir, 'r')], error: /--from/ },
   { name: 'a bad report --channel', args: () => ['report', '--db', db, '--channel', 'fax', '--out', join(dir, 'r')], error: /--channel/ },
   { name: 'an unknown time zone', args: () => ['report', '--db', db, '--tz', 'Mars/Olympus', '--out', join(dir, 'r')], error: /Mars\/Olympus/ },

@@ -25,7 +25,7 @@ if (!executable) process.stderr.write(`${NO_BROWSER}${inCi ? '' : ' (skipped: CI
 
 const REPORTS = fileURLToPath(new URL('../reports/', import.meta.url));
 const NOW = new Date('2026-11-23T12:00:00Z');
-const CHARTS = ['volume', 'agent_trend', 'endings', 'tool_failures', 'durations', 'weekday_hour'];
+const CHARTS = ['volume', 'agent_trend', 'endings', 'tool_failures', 'durations', 'weekday_hour', 'abandonment', 'response_times'];
 /** A4 at 96 px per inch, less the page's 12 mm margins: 186 mm × 273 mm. */
 const A4_CONTENT = { width: 703, height: 1031 };
 

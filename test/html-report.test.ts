@@ -92,10 +92,15 @@ describe('on a demo-like dataset (3,000 conversations over 28 days, synced from 
     expect(n(w.csv('summary')[0]!.conversations)).toBeGreaterThan(1000);
     expect(n(w.previous!.conversations)).toBeGreaterThan(1000);
     expectPageMatchesCsv(w.page, w.csv, w.previous, 'day');
-    for (const chart of ['volume', 'agent_trend', 'endings', 'tool_failures', 'durations', 'weekday_hour']) {
+    for (const chart of ['volume', 'agent_trend', 'endings', 'tool_failures', 'durations', 'weekday_hour', 'abandonment', 'response_times']) {
       expect(w.page.charts.get(chart)?.marks.length, chart).toBeGreaterThan(0);
     }
     expect(w.page.tables.get('tool_failure_log')).toHaveLength(20);
+    // the Why section: the precursor the simulator plants (a failed lookup before Website Chat's
+    // transfers) ranks first, with the conversation behind it
+    const precursors = w.page.tables.get('handoff_precursors')!;
+    expect(precursors[0]).toMatchObject({ agent_name: 'Website Chat', outcome: 'transferred', event: 'failed_tool' });
+    expect(precursors[0]!.latest_conversation_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(w.page.html).toContain('(Europe/Berlin)');
     expectSelfContained(w);
   }, 120_000);

@@ -44,6 +44,7 @@ const { fileDir } = scratch('reports');
 
 const NOW = new Date('2026-11-06T12:00:00Z');
 const ALL_REPORTS = [
+  'abandonment',
   'agent_changes',
   'agent_leaderboard',
   'api_drift',
@@ -55,10 +56,15 @@ const ALL_REPORTS = [
   'duration_histogram',
   'durations',
   'early_hangups',
+  'handoff_precursors',
   'hourly_volume',
+  'loops',
   'node_funnel',
   'outcomes',
+  'repeat_contacts',
+  'response_times',
   'summary',
+  'talk_share',
   'tool_failure_log',
   'tool_failures',
   'transfer_nodes',
@@ -825,7 +831,7 @@ describe('convoduck report (CLI)', () => {
       expect(result.stderr.trim().split('\n'), label).toHaveLength(1);
       expect(result.stderr, label).toMatch(/^convoduck: /);
     });
-    expect(results[0]!.stderr).toContain('unknown report "nonsense": available reports are agent_changes, agent_leaderboard,');
+    expect(results[0]!.stderr).toContain('unknown report "nonsense": available reports are abandonment, agent_changes, agent_leaderboard,');
     expect(results[1]!.stderr).toContain('--tz "Nowhere/Land" is not a known time zone');
   });
 });

@@ -12,6 +12,9 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { parseTimeArg } from '../shared/time.js';
+import { NUMBER_PARAMS, type NumberParam, type NumberParamKey } from './choices.js';
+
+export { NUMBER_PARAMS, type NumberParamKey };
 
 /**
  * A `--from`/`--to` bound. A calendar day (`2026-11-01`, `today`, `yesterday`) means midnight
@@ -23,7 +26,7 @@ export type TimeBound =
   | { localDate: string }
   | { localDaysAgo: number; now: Date };
 
-export interface ReportFilters {
+export interface ReportFilters extends Partial<Record<NumberParamKey, number>> {
   /** inclusive */
   from?: TimeBound | null;
   /** exclusive */
@@ -33,56 +36,48 @@ export interface ReportFilters {
   channel?: string | null;
   /** IANA time zone for day, week and hour buckets; default UTC */
   tz?: string;
-  /** early_hangups, agent_leaderboard: a voice hang-up within this many seconds is early (default 10) */
-  earlySeconds?: number;
-  /** agent_leaderboard: fewer conversations than this is flagged as a small sample (default 20) */
-  minSample?: number;
-  /** agent_changes: the days before and after a change whose conversations are compared (default 7) */
-  days?: number;
   /** only these spaces: every table is read as if the database held only their rows (space-scope.ts) */
   spaces?: readonly string[];
 }
 
-
 /** The filters after resolution: what is bound. */
-export interface ResolvedParams {
+export interface ResolvedParams extends Record<NumberParamKey, number> {
   from: Date | null;
   to: Date | null;
   agents: string[] | null;
   channel: string | null;
   tz: string;
-  earlySeconds: number;
-  minSample: number;
-  days: number;
+}
+
+/** Every whole-number parameter: the value given, else its default. */
+export function numberParams(filters: ReportFilters): Record<NumberParamKey, number> {
+  return Object.fromEntries(NUMBER_PARAMS.map((p) => [p.key, filters[p.key] ?? p.defaultValue])) as Record<NumberParamKey, number>;
 }
 
 /** Names a report may use as `$name`. */
-export const PARAM_NAMES = ['from', 'to', 'agents', 'channel', 'tz', 'early_seconds', 'min_sample', 'days'] as const;
-export type ParamName = (typeof PARAM_NAMES)[number];
+export type ParamName = 'from' | 'to' | 'agents' | 'channel' | 'tz' | NumberParam['name'];
+export const PARAM_NAMES: readonly ParamName[] = ['from', 'to', 'agents', 'channel', 'tz', ...NUMBER_PARAMS.map((p) => p.name)];
 
 export function bindValues(p: ResolvedParams): Record<ParamName, DuckDBValue> {
+  const numbers = Object.fromEntries(NUMBER_PARAMS.map((n) => [n.name, p[n.key]]));
   return {
     from: p.from ? timestampTZValue(BigInt(p.from.getTime()) * 1000n) : null,
     to: p.to ? timestampTZValue(BigInt(p.to.getTime()) * 1000n) : null,
     agents: p.agents ? listValue(p.agents) : null,
     channel: p.channel,
     tz: p.tz,
-    early_seconds: p.earlySeconds,
-    min_sample: p.minSample,
-    days: p.days,
-  };
+    ...numbers,
+  } as Record<ParamName, DuckDBValue>;
 }
 
-export const BIND_TYPES: Record<ParamName, DuckDBType> = {
+export const BIND_TYPES = {
   from: TIMESTAMPTZ,
   to: TIMESTAMPTZ,
   agents: LIST(VARCHAR),
   channel: VARCHAR,
   tz: VARCHAR,
-  early_seconds: INTEGER,
-  min_sample: INTEGER,
-  days: INTEGER,
-};
+  ...Object.fromEntries(NUMBER_PARAMS.map((n) => [n.name, INTEGER])),
+} as Record<ParamName, DuckDBType>;
 
 /**
  * Parses a `--from`/`--to` value: a bare date, `today` or `yesterday` is a day in --tz (resolved

@@ -5,8 +5,7 @@ import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } fro
 import { InvalidInputError } from '../shared/errors.js';
 import { formatInstant } from '../shared/time.js';
 import { limitToSpaces } from '../store/space-scope.js';
-import { DEFAULT_DAYS, DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE } from './choices.js';
-import type { ReportFilters, ResolvedParams, TimeBound } from './params.js';
+import { numberParams, type ReportFilters, type ResolvedParams, type TimeBound } from './params.js';
 
 /** The time zone's canonical IANA name (case-insensitive match), or an InvalidInputError. */
 export async function resolveTimeZone(connection: DuckDBConnection, tz: string): Promise<string> {
@@ -44,9 +43,7 @@ export async function resolveParams(connection: DuckDBConnection, filters: Repor
     agents,
     channel: filters.channel ?? null,
     tz,
-    earlySeconds: filters.earlySeconds ?? DEFAULT_EARLY_SECONDS,
-    minSample: filters.minSample ?? DEFAULT_MIN_SAMPLE,
-    days: filters.days ?? DEFAULT_DAYS,
+    ...numberParams(filters),
   };
 }
 

@@ -97,30 +97,57 @@ export function summaryText(seed: number, idx: number, sk: Skeleton, f: Facts): 
   return text;
 }
 
+/**
+ * What the agent has said so far in one conversation: the agent avoids saying a line twice (it
+ * picks one not said yet while its pool has one), except where a repetition is planted.
+ */
+export interface AgentMemory {
+  said: Set<string>;
+  last: { purpose: string; node: string; text: string } | null;
+}
+
+export function agentMemory(): AgentMemory {
+  return { said: new Set(), last: null };
+}
+
 /** The text of the message event `e`; `de`: the agent speaks German. */
-export function transcriptLine(e: Ev, sk: Skeleton, f: Facts, de: boolean, rng: Rng): string {
+export function transcriptLine(e: Ev, sk: Skeleton, f: Facts, de: boolean, rng: Rng, memory: AgentMemory): string {
   const p = e.purpose ?? '';
+  const fresh = (pool: readonly string[]): string => {
+    const lines = pool.map((t) => fill(t, f));
+    const unsaid = lines.filter((l) => !memory.said.has(l));
+    return rng.pick(unsaid.length > 0 ? unsaid : lines);
+  };
   let text: string;
   if (p === 'greet') text = sk.agent.detail.first_message.text;
   else if (p === 'voicemail') text = fill(rng.pick(P.VOICEMAIL_LINES), f);
   else if (p === 'greet_reply') text = rng.pick(['Hi!', 'Hello, yes, hi.', 'Grüezi', 'Hey 👋', 'Good morning.']);
-  else if (p === 'anything_else') text = de ? 'Kann ich sonst noch etwas für Sie tun?' : 'Is there anything else I can help with?';
-  else if (p === 'ask') text = rng.pick(de ? P.AGENT_ASK_DE : P.AGENT_ASK);
-  else if (p.startsWith('intent:')) text = fill(rng.pick(P.INTENT_LINES[p.slice(7)] ?? P.CALLER_FILLERS), f);
+  else if (p === 'anything_else') text = fresh(de ? P.ANYTHING_ELSE_DE : P.ANYTHING_ELSE);
+  else if (p === 'ask') {
+    // Order Support asks the same question again, word for word, when the caller's answer did
+    // not say what they need: the repetition the loops report looks for.
+    const again = sk.agent.tpl.key === 'order_support' && memory.last?.purpose === 'ask' && memory.last.node === e.node;
+    text = again && rng.chance(0.7) ? memory.last!.text : fresh(de ? P.AGENT_ASK_DE : P.AGENT_ASK);
+  } else if (p.startsWith('intent:')) text = fill(rng.pick(P.INTENT_LINES[p.slice(7)] ?? P.CALLER_FILLERS), f);
   else if (p.startsWith('provide:')) text = fill(rng.pick(P.PROVIDE_LINES[p.slice(8)] ?? P.CALLER_FILLERS), f);
   else if (p === 'faq_q') text = rng.pick(P.FAQ_QUESTIONS);
-  else if (p === 'faq_a') text = rng.pick(P.FAQ_ANSWERS);
+  else if (p === 'faq_a') text = fresh(P.FAQ_ANSWERS);
   else if (p === 'announce') {
     const rt = sk.agent.wf.tools.get(e.node)?.[0];
-    text = rt?.tool.recipe.announce_text || 'One moment please.';
-  } else if (p.startsWith('ok:')) text = fill(rng.pick(P.TOOL_OK_LINES[p.slice(3)] ?? P.AGENT_ACK), f);
-  else if (p === 'fail') text = rng.pick(P.TOOL_FAIL_LINES);
-  else if (p === 'ack') text = fill(rng.pick(P.AGENT_ACK), f);
-  else if (p === 'transfer') text = rng.pick(P.TRANSFER_LINES);
-  else if (p === 'bye') text = rng.pick(de ? P.BYE_LINES_DE : P.BYE_LINES);
+    const announce = rt?.tool.recipe.announce_text || 'One moment please.';
+    text = memory.said.has(announce) ? fresh(P.HOLD_LINES) : announce;
+  } else if (p.startsWith('ok:')) text = fresh(P.TOOL_OK_LINES[p.slice(3)] ?? P.AGENT_ACK);
+  else if (p === 'fail') text = fresh(P.TOOL_FAIL_LINES);
+  else if (p === 'ack') text = fresh(P.AGENT_ACK);
+  else if (p === 'transfer') text = fresh(P.TRANSFER_LINES);
+  else if (p === 'bye') text = fresh(de ? P.BYE_LINES_DE : P.BYE_LINES);
   else if (p === 'caller_bye') text = rng.pick(P.INTENT_LINES.end ?? ['Bye.']);
   else if (p === 'hangup_last') text = rng.pick(P.HANGUP_LAST_LINES);
   else text = fill(rng.pick(P.CALLER_FILLERS), f);
+  if (e.speaker === 'agent') {
+    memory.said.add(text);
+    memory.last = { purpose: p, node: e.node, text };
+  }
   if (e.speaker === 'caller') {
     const r = rng.next();
     if (r < 0.03) text = rng.pick(P.FORMULA_LINES);

@@ -6,7 +6,7 @@
 // transcript.length and duration_sec = ended_at - started_at always hold.
 
 import type { ConversationDetail, ConversationSummary, NodePathEntry, ToolCallEntry, TranscriptEntry } from '../api/types.js';
-import { drawFacts, summaryText, transcriptLine } from './conversation-text.js';
+import { agentMemory, drawFacts, summaryText, transcriptLine } from './conversation-text.js';
 import { flat, formatTs } from './dataset-format.js';
 import { Rng, hashSeed } from './random.js';
 import { MSG, NODE, type Skeleton } from './skeleton.js';
@@ -100,12 +100,13 @@ function assemble(src: ConversationSource, rec: ConversationRecord, sk: Skeleton
   const toolCalls: ToolCallEntry[] = [];
   const nodePath: NodePathEntry[] = [];
   const de = sk.agent.tpl.language === 'de';
+  const memory = agentMemory();
   for (const e of visible) {
     const at = ts(map(e.t));
     if (e.kind === NODE) {
       nodePath.push({ at, node_key: e.node });
     } else if (e.kind === MSG) {
-      transcript.push({ at, speaker: e.speaker!, text: transcriptLine(e, sk, facts, de, rng), node_key: e.node });
+      transcript.push({ at, speaker: e.speaker!, text: transcriptLine(e, sk, facts, de, rng, memory), node_key: e.node });
     } else {
       const payload = toolPayload(e.tool!.def.slug, e.status!, facts, rng);
       toolCalls.push({

@@ -147,9 +147,45 @@ export const AGENT_ASK = [
   'What can I do for you today?',
   'Could you tell me a bit more?',
   'What is it about?',
+  'What do you need help with?',
+  'Tell me what you are looking for.',
+  'What would you like to do?',
+  'Which order or question is it about?',
 ] as const;
 
-export const AGENT_ASK_DE = ['Wie kann ich helfen?', 'Kann ich sonst noch etwas für Sie tun?'] as const;
+export const AGENT_ASK_DE = [
+  'Wie kann ich helfen?',
+  'Worum geht es?',
+  'Was kann ich für Sie tun?',
+  'Können Sie mir mehr dazu sagen?',
+  'Welche Bestellung betrifft es?',
+  'Was möchten Sie erledigen?',
+] as const;
+
+/** What the agent asks at the `anything_else` node. */
+export const ANYTHING_ELSE = [
+  'Is there anything else I can help with?',
+  'Can I help you with anything else?',
+  'Anything else I can do for you today?',
+  'Is there something else on your mind?',
+  'Do you need help with anything else?',
+] as const;
+
+export const ANYTHING_ELSE_DE = [
+  'Kann ich sonst noch etwas für Sie tun?',
+  'Haben Sie noch ein weiteres Anliegen?',
+  'Darf ich Ihnen sonst noch helfen?',
+  'Gibt es noch etwas, das ich für Sie tun kann?',
+  'Brauchen Sie sonst noch etwas?',
+] as const;
+
+/** What the agent says before a tool call when the tool's own announcement was said already. */
+export const HOLD_LINES = [
+  'One moment please.',
+  'Just a second, I am checking.',
+  'Bear with me a moment.',
+  'Let me check that again.',
+] as const;
 
 export const AGENT_ACK = [
   'Thanks, got it.',
@@ -166,13 +202,13 @@ export const TOOL_OK_LINES: Record<string, readonly string[]> = {
     'I see order {order}: 2 items, total 89.90 €, status "delivered".',
   ],
   track_shipment: ['Your parcel is in the local depot and arrives {day}.', 'The carrier says: out for delivery.'],
-  create_return: ['Done. The return label is on its way to your e-mail.'],
-  check_availability: ['On {day} I have 9:30, 11:00 and 15:15 free.'],
-  book_appointment: ['You are booked for {day}. You will get a confirmation by SMS.'],
-  reschedule_appointment: ['Your appointment is moved to {day}.'],
-  get_invoice: ['Invoice {invoice} is 129.90 €, due on {day}.'],
-  send_payment_link: ['I have sent the payment link, it is valid for 24 hours.'],
-  create_ticket: ['I have passed this on; someone will call you back tomorrow.'],
+  create_return: ['Done. The return label is on its way to your e-mail.', 'The return is registered; the label comes by e-mail.'],
+  check_availability: ['On {day} I have 9:30, 11:00 and 15:15 free.', 'There is still room on {day} at 10:00 and 14:30.', 'On {day} only 16:45 is left.'],
+  book_appointment: ['You are booked for {day}. You will get a confirmation by SMS.', 'All set for {day}; the confirmation is on its way.'],
+  reschedule_appointment: ['Your appointment is moved to {day}.', 'Done, we will see you on {day} instead.'],
+  get_invoice: ['Invoice {invoice} is 129.90 €, due on {day}.', 'I see invoice {invoice}: it is still open.'],
+  send_payment_link: ['I have sent the payment link, it is valid for 24 hours.', 'The link is on its way to you.'],
+  create_ticket: ['I have passed this on; someone will call you back tomorrow.', 'Your message is noted for the team.'],
 };
 
 export const TOOL_FAIL_LINES = [

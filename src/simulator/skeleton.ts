@@ -4,6 +4,9 @@
 // The summary and the detail are both assembled from it (conversation.ts), so they agree:
 // completed ends at `end`, transferred at a node of type `transfer`, hung_up stops before any
 // terminal node, failed stops at a tool node whose last call failed, or mid-flow.
+// Planted for the quality reports: slow answers at knowledge nodes, Website Chat's loops and the
+// failed lookup before its transfers, widget sessions that come back (Order Support's repeated
+// question is in conversation-text.ts).
 
 import { PAGE_PATHS } from './phrases.js';
 import { Rng, hashSeed } from './random.js';
@@ -52,6 +55,14 @@ export interface SkeletonSource {
   eligibleAfter: readonly (readonly [AgentRt, number])[];
 }
 
+/** The cycle Website Chat goes round when it loops. */
+const LOOP = ['route_intent', 'faq', 'anything_else'] as const;
+
+/** Widget conversations that continue a session, and how many sessions a window holds. */
+const RETURNING_SHARE = 0.25;
+const SESSION_SLOTS = 3;
+const SESSION_WINDOW_MS = 36 * 3_600_000;
+
 const FAIL_STATUSES: readonly (readonly [string, number])[] = [
   ['error', 0.45],
   ['timeout', 0.35],
@@ -68,7 +79,15 @@ export function buildSkeleton(src: SkeletonSource, idx: number, startMs: number,
   const channel = rng.chance(agent.tpl.chatShare) ? 'chat' : 'voice';
   const outbound = src.exoticValues && channel === 'voice' && rng.chance(0.015);
   const direction = outbound ? 'outbound' : 'inbound';
-  const sessionRef = channel === 'chat' ? `ws_${rng.hex(10)}` : null;
+  let sessionRef = channel === 'chat' ? `ws_${rng.hex(10)}` : null;
+  // Planted draws come from a stream of their own, so the skeleton's other draws stay as they were.
+  const plant = new Rng(hashSeed(src.seed, idx, 0x91a7));
+  // A share of widget visitors come back in the same browser session: they share one of a few
+  // session_refs per 36-hour window, so some return within 24 hours and some later.
+  if (sessionRef !== null && plant.chance(RETURNING_SHARE)) {
+    const window = Math.floor(startMs / SESSION_WINDOW_MS);
+    sessionRef = `ws_${new Rng(hashSeed(src.seed, window, plant.int(0, SESSION_SLOTS - 1), 0x5e55)).hex(10)}`;
+  }
   const pageUrl = channel === 'chat' ? `https://www.${src.domain}${rng.pick(PAGE_PATHS)}` : null;
 
   const wf = agent.wf;
@@ -90,6 +109,19 @@ export function buildSkeleton(src: SkeletonSource, idx: number, startMs: number,
     // A third of voice hang-ups happen during the greeting: the early hang-ups reports look for.
     path = outcome === 'hung_up' && channel === 'voice' && rng.chance(0.35) ? [wf.start] : walk(wf, mode, rng);
   }
+  // Website Chat: a lookup fails just before most of its transfers (the hand-off precursor), and
+  // it goes round route_intent → faq → anything_else, mostly in conversations that end badly.
+  let failBeforeTransfer = false;
+  if (agent.tpl.key === 'web_chat' && !voicemail) {
+    const toolIntents = agent.tpl.intents.filter((k) => wf.type.get(k) === 'tool');
+    if (outcome === 'transferred' && toolIntents.length > 0 && plant.chance(0.7)) {
+      path = [wf.start, 'route_intent', plant.pick(toolIntents), 'transfer_to_human'];
+      failBeforeTransfer = true;
+    }
+    if (path[1] === 'route_intent' && path.length > 2 && plant.chance(outcome === 'completed' ? 0.1 : 0.45)) {
+      path = [path[0]!, ...LOOP, ...LOOP, ...path.slice(1)];
+    }
+  }
 
   // ~1% long conversations: one conversation/knowledge visit gets 60–160 exchanges.
   let longVisit = -1;
@@ -108,10 +140,17 @@ export function buildSkeleton(src: SkeletonSource, idx: number, startMs: number,
   let t = 0;
   let msgCount = 0;
   let node = wf.start;
+  let previous: 'agent' | 'caller' | null = null;
   const msg = (speaker: 'agent' | 'caller', purpose: string): void => {
+    // The agent's answer to a caller comes after a pause: long at knowledge nodes (the slow node
+    // the response_times report finds), a second at most elsewhere.
+    if (speaker === 'agent' && previous === 'caller') t += wf.type.get(node) === 'knowledge' ? plant.int(10, 18) : plant.int(0, 1);
+    previous = speaker;
     msgCount++;
     if (collect) events.push({ t, kind: MSG, node, speaker, purpose });
-    t += voice ? (speaker === 'agent' ? rng.int(2, 9) : rng.int(1, 7)) : speaker === 'agent' ? rng.int(1, 4) : rng.int(4, 35);
+    // voice: how long the turn is spoken; chat: the agent's line is read and answered (4–35 s),
+    // the visitor's is answered at once
+    t += voice ? (speaker === 'agent' ? rng.int(2, 9) : rng.int(1, 7)) : speaker === 'agent' ? rng.int(4, 35) : rng.int(1, 4);
   };
   const callTool = (rt: ToolRt, status: string): void => {
     t += rng.int(0, 1);
@@ -161,7 +200,8 @@ export function buildSkeleton(src: SkeletonSource, idx: number, startMs: number,
         const firstTool = rts[0];
         if (firstTool && firstTool.def.announce !== null) msg('agent', 'announce');
         const forcedFail = final && outcome === 'failed';
-        const failAt = forcedFail ? rng.int(0, Math.max(0, rts.length - 1)) : -1;
+        const plantedFail = failBeforeTransfer && i === last - 1;
+        const failAt = forcedFail ? rng.int(0, Math.max(0, rts.length - 1)) : plantedFail ? rts.length - 1 : -1;
         let failed = false;
         for (let k = 0; k < rts.length; k++) {
           const status = k === failAt ? rng.weighted(FAIL_STATUSES) : normalStatus();

@@ -139,6 +139,24 @@ export function expectPageMatchesCsv(page: Page, csv: Csv, previous: Record<stri
     sorted(csv('hourly_volume').map((r) => `${r.day_name}|${r.hour}|${r.conversations}`)),
   );
 
+  // the Why section: endings per agent summed over its days (share of ended), answer times per
+  // agent and channel as the report has them
+  const endingsOf = new Map<string, Map<string, number>>();
+  for (const r of csv('abandonment')) {
+    if (!agents.has(r.agent_id!)) continue;
+    const s = endingsOf.get(agents.get(r.agent_id!)!) ?? new Map<string, number>();
+    for (const c of ['ended', 'contained', 'transferred', 'abandoned', 'failed', 'other']) s.set(c, (s.get(c) ?? 0) + n(r[c])!);
+    endingsOf.set(agents.get(r.agent_id!)!, s);
+  }
+  const endingMarks = [...endingsOf].flatMap(([agent, s]) =>
+    ['contained', 'transferred', 'abandoned', 'failed', 'other'].filter((c) => s.get(c)! > 0).map((c) => `${agent}|${c}|${s.get(c)}|${r4(s.get(c)! / s.get('ended')!)}`),
+  );
+  expect(sorted(page.charts.get('abandonment')!.marks.map((m) => `${m.agent}|${m.ended}|${m.conversations}|${rateOf(m.share)}`))).toEqual(sorted(endingMarks));
+  const answerMarks = csv('response_times')
+    .filter((r) => r.level === 'agent' && agents.has(r.agent_id!))
+    .flatMap((r) => ['p50', 'p90'].map((m) => `${agents.get(r.agent_id!)} · ${r.channel}|${m}|${n(r[`${m}_sec`])}|${r.answers}`));
+  expect(sorted(page.charts.get('response_times')!.marks.map((m) => `${m.agent}|${m.measure}|${n(m.seconds)}|${m.answers}`))).toEqual(sorted(answerMarks));
+
   // tables: the leaderboard as it is, the 20 newest failed tool calls
   const numeric = (v: string | undefined) => (v === undefined || v === '' || Number.isNaN(Number(v)) ? v : String(Number(v)));
   const same = (rows: Record<string, string>[], expected: Record<string, string>[]) => {
@@ -149,4 +167,11 @@ export function expectPageMatchesCsv(page: Page, csv: Csv, previous: Record<stri
   };
   same(page.tables.get('agent_leaderboard')!, csv('agent_leaderboard'));
   same(page.tables.get('tool_failure_log') ?? [], csv('tool_failure_log').slice(0, 20));
+  // the hand-off precursors other than nodes seen at least 3 times, highest lift first (none: first)
+  const lift = (r: Record<string, string>) => (r.lift === '' ? Infinity : Number(r.lift));
+  const precursors = csv('handoff_precursors')
+    .filter((r) => r.event !== 'node' && n(r.with_event)! >= 3)
+    .sort((a, b) => (lift(a) === lift(b) ? 0 : lift(a) < lift(b) ? 1 : -1) || n(b.with_event)! - n(a.with_event)!)
+    .slice(0, 10);
+  same(page.tables.get('handoff_precursors') ?? [], precursors);
 }

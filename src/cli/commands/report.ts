@@ -4,7 +4,7 @@
 import { Option, type Command } from 'commander';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { KNOWN_CHANNELS } from '../../api/types.js';
-import { DEFAULT_DAYS, DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, OUTPUT_FORMATS, type OutputFormat } from '../../reports/choices.js';
+import { NUMBER_PARAMS, OUTPUT_FORMATS, type OutputFormat } from '../../reports/choices.js';
 import type { CustomReportDir, ReportDefinition } from '../../reports/index.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';
@@ -23,9 +23,8 @@ interface ReportFlags {
   agent?: string[];
   channel?: string;
   tz: string;
-  earlySeconds?: string;
-  minSample?: string;
-  days?: string;
+  /** one per NUMBER_PARAMS entry, by its key */
+  [numberParam: string]: unknown;
   raw?: boolean;
   excel?: boolean;
   wait: string;
@@ -52,10 +51,9 @@ export function registerReport(program: Command): void {
     .option('--agent <id>', 'only this agent (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--channel <channel>', `only this channel: ${KNOWN_CHANNELS.join(' or ')}`)
     .option('--space <slug>', 'only this space (repeatable; default: every space of the database)', (value: string, previous: string[] = []) => [...previous, value])
-    .option('--tz <zone>', 'time zone of day, week and hour buckets (IANA name)', 'UTC')
-    .option('--early-seconds <n>', `early_hangups: a voice hang-up within this many seconds is early (default ${DEFAULT_EARLY_SECONDS})`)
-    .option('--min-sample <n>', `agent_leaderboard: flag agents with fewer conversations (default ${DEFAULT_MIN_SAMPLE})`)
-    .option('--days <n>', `agent_changes: compare the conversations of this many days before and after a change (default ${DEFAULT_DAYS})`)
+    .option('--tz <zone>', 'time zone of day, week and hour buckets (IANA name)', 'UTC');
+  for (const p of NUMBER_PARAMS) command.option(`${p.flag} <n>`, `${p.help} (default ${p.defaultValue})`);
+  command
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
     .option('--excel', 'CSV: add a UTF-8 byte-order mark and use CRLF line ends')
     .option('--html', 'write one self-contained page, report.html, with KPI tiles, charts and tables instead')
@@ -93,10 +91,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         agents: flags.agent ?? [],
         channel: flags.channel === undefined ? null : parseChoice('--channel', flags.channel, KNOWN_CHANNELS),
         tz: flags.tz,
-        earlySeconds:
-          flags.earlySeconds === undefined ? undefined : parsePositiveInt('--early-seconds', flags.earlySeconds),
-        minSample: flags.minSample === undefined ? undefined : parsePositiveInt('--min-sample', flags.minSample),
-        days: flags.days === undefined ? undefined : parsePositiveInt('--days', flags.days),
+        ...numberFlags(flags),
         spaces: flags.space ?? [],
       };
       const onWait = () => process.stderr.write(busyNotice(flags.wait));
@@ -125,6 +120,12 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         },
       });
     });
+}
+
+/** The whole-number parameters given on the command line, by their key. */
+function numberFlags(flags: ReportFlags): Partial<Record<(typeof NUMBER_PARAMS)[number]['key'], number>> {
+  const given = NUMBER_PARAMS.filter((p) => typeof flags[p.key] === 'string');
+  return Object.fromEntries(given.map((p) => [p.key, parsePositiveInt(p.flag, flags[p.key] as string)]));
 }
 
 /** `--sql-dir`, else CONVODUCK_SQL_DIR (an empty value is unset), else none. */

@@ -194,3 +194,48 @@ export function durationValues(histogram: ReportRows): Values {
 export function weekdayHourValues(hourly: ReportRows): Values {
   return hourly.rows.map((r) => ({ day: text(r.day_name), hour: num(r.hour), conversations: num(r.conversations) }));
 }
+
+/** The endings the abandonment chart stacks, in order, with the report's column for each. */
+export const ENDINGS: readonly { column: string; label: string }[] = [
+  { column: 'contained', label: 'contained' },
+  { column: 'transferred', label: 'transferred' },
+  { column: 'abandoned', label: 'abandoned' },
+  { column: 'failed', label: 'failed' },
+  { column: 'other', label: 'other' },
+];
+
+/** `abandonment` rows summed per agent (over its days), each ending's share of the agent's ended. */
+export function abandonmentValues(abandonment: ReportRows, agents: Map<string | null, string>): Values {
+  const sums = new Map<string, Map<string, number>>();
+  for (const row of abandonment.rows) {
+    const agent = agents.get(row.agent_id as string | null);
+    if (agent === undefined) continue;
+    const s = sums.get(agent) ?? new Map<string, number>();
+    for (const c of ['ended', ...ENDINGS.map((e) => e.column)]) s.set(c, (s.get(c) ?? 0) + (num(row[c]) ?? 0));
+    sums.set(agent, s);
+  }
+  return [...sums].flatMap(([agent, s]) =>
+    ENDINGS.filter((e) => (s.get(e.column) ?? 0) > 0).map((e, order) => ({
+      agent,
+      ending: e.label,
+      order,
+      conversations: s.get(e.column)!,
+      share: ratio(s.get(e.column)!, s.get('ended')!),
+    })),
+  );
+}
+
+/** `response_times` rows of level agent for the agents shown: p50 and p90 per agent and channel. */
+export function responseTimeValues(responseTimes: ReportRows, agents: Map<string | null, string>): Values {
+  return responseTimes.rows
+    .filter((r) => r.level === 'agent' && agents.has(r.agent_id as string | null))
+    .flatMap((r) =>
+      (['p50', 'p90'] as const).map((measure) => ({
+        agent: `${agents.get(r.agent_id as string | null)} · ${text(r.channel)}`,
+        measure,
+        seconds: num(r[`${measure}_sec`]),
+        slow_share: num(r.slow_share),
+        answers: num(r.answers),
+      })),
+    );
+}

@@ -10,8 +10,10 @@ import type { ReportFilters } from '../params.js';
 import { withReportReader, type ReportReaderOptions, type ReportRows } from '../rows.js';
 import {
   MAX_AGENTS,
+  abandonmentValues,
   durationValues,
   endingValues,
+  responseTimeValues,
   toolFailureValues,
   topAgents,
   trendValues,
@@ -38,6 +40,9 @@ export const PAGE_REPORTS = [
   'agent_leaderboard',
   'hourly_volume',
   'duration_histogram',
+  'abandonment',
+  'response_times',
+  'handoff_precursors',
 ] as const;
 
 export interface HtmlReportOptions extends ReportReaderOptions {
@@ -104,10 +109,13 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
           { name: 'tool_failures', values: toolFailureValues(t('tool_failures')) },
           { name: 'durations', values: durationValues(t('duration_histogram')) },
           { name: 'weekday_hour', values: weekdayHourValues(t('hourly_volume')) },
+          { name: 'abandonment', values: abandonmentValues(t('abandonment'), agents), note: agentNote, why: true },
+          { name: 'response_times', values: responseTimeValues(t('response_times'), agents), note: agentNote, why: true },
         ];
   const charts = [];
   for (const spec of specs) {
-    charts.push({ ...(await renderChart(spec.name, spec.values, vars, options.chartDir, periodBuckets(period))), note: spec.note });
+    const rendered = await renderChart(spec.name, spec.values, vars, options.chartDir, periodBuckets(period));
+    charts.push({ ...rendered, note: 'note' in spec ? spec.note : undefined, why: 'why' in spec && spec.why === true });
   }
 
   const html = renderPage({
@@ -121,6 +129,7 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
     charts,
     leaderboard: t('agent_leaderboard'),
     failureLog: t('tool_failure_log'),
+    precursors: t('handoff_precursors'),
     minSample: params.minSample,
     generatedAt: now,
     redacted: Boolean(options.redaction),

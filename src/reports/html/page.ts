@@ -12,6 +12,9 @@ import { PAGE_STYLE } from './style.js';
 
 /** The most recent failed tool calls listed in the table. */
 export const RECENT_FAILURES = 20;
+/** The hand-off precursors listed: those with the highest lift, seen at least MIN_PRECURSOR times. */
+export const TOP_PRECURSORS = 10;
+export const MIN_PRECURSOR = 3;
 
 export interface PageInput {
   period: Period;
@@ -22,9 +25,11 @@ export interface PageInput {
   summary: Row;
   coverage: ReportRows;
   tiles: Tile[];
-  charts: (RenderedChart & { note?: string })[];
+  /** `why`: the chart belongs to the Why section */
+  charts: (RenderedChart & { note?: string; why?: boolean })[];
   leaderboard: ReportRows;
   failureLog: ReportRows;
+  precursors: ReportRows;
   minSample: number;
   generatedAt: Date;
   /** --redact was on: the page says so */
@@ -52,7 +57,14 @@ export function renderPage(input: PageInput): string {
   const body =
     conversations === 0
       ? `<p class="nothing" data-empty="true">No conversations in this period${filterText(input) ? ' with these filters' : ''}.</p>`
-      : [tilesSection(input.tiles), coverageNote(input.coverage), chartsSection(input.charts), leaderboardSection(input), failuresSection(input)].join('\n');
+      : [
+          tilesSection(input.tiles),
+          coverageNote(input.coverage),
+          chartsSection(input.charts.filter((c) => !c.why)),
+          leaderboardSection(input),
+          failuresSection(input),
+          whySection(input),
+        ].join('\n');
   const space = input.summary.space ? ` · ${esc(input.summary.space)}` : '';
   return `<!DOCTYPE html>
 <html lang="en">
@@ -235,5 +247,50 @@ function failuresSection(input: PageInput): string {
 <h2>${rows.length === total ? 'Failed tool calls, newest first' : `The ${RECENT_FAILURES} most recent failed tool calls`}</h2>
 <p class="hint">${count(total)} failed ${total === 1 ? 'call' : 'calls'} in the period; look a conversation up with <code>convoduck query</code> by its id. From the report <code>tool_failure_log</code>.</p>
 ${content}
+</section>`;
+}
+
+/**
+ * The hand-off precursors the page lists: events other than a node (the node a transfer ends at
+ * always precedes it), seen at least MIN_PRECURSOR times, highest lift first; an event never seen
+ * before a completion (no lift) ranks above every lift.
+ */
+export function topPrecursors(precursors: ReportRows): Row[] {
+  const lift = (r: Row) => num(r.lift) ?? Infinity;
+  return precursors.rows
+    .filter((r) => r.event !== 'node' && (num(r.with_event) ?? 0) >= MIN_PRECURSOR)
+    .sort((a, b) => (lift(b) === lift(a) ? 0 : lift(b) > lift(a) ? 1 : -1) || (num(b.with_event) ?? 0) - (num(a.with_event) ?? 0))
+    .slice(0, TOP_PRECURSORS);
+}
+
+function whySection(input: PageInput): string {
+  const tz = input.period.tz;
+  const rows = topPrecursors(input.precursors);
+  const columns: Column[] = [
+    { name: 'agent_name', title: 'Agent', show: (r) => esc(agentLabel(r)) },
+    { name: 'outcome', title: 'Ended', show: (r) => esc(r.outcome === 'hung_up' ? 'hung up' : r.outcome) },
+    { name: 'event', title: 'In the last turns', show: (r) => esc(String(r.event).replace('_', ' ')) },
+    { name: 'share', title: 'Before this end', show: rate('share'), numeric: true },
+    { name: 'completed_share', title: 'Before a completion', show: rate('completed_share'), numeric: true },
+    { name: 'lift', title: 'Lift', show: (r) => esc(num(r.lift) === null ? '—' : `${num(r.lift)!.toFixed(1)}×`), numeric: true },
+    { name: 'latest_conversation_id', title: 'Latest conversation', show: (r) => `<code>${esc(r.latest_conversation_id)}</code>` },
+    {
+      name: 'latest_started_at',
+      title: `Started (${tz})`,
+      show: (r) => (typeof r.latest_started_at === 'string' ? esc(dateTime(new Date(r.latest_started_at), tz)) : '—'),
+    },
+  ];
+  const content =
+    rows.length === 0
+      ? '<p class="empty">No event came before transfers or hang-ups often enough to rank.</p>'
+      : table('handoff_precursors', columns, rows);
+  return `<section class="why" aria-label="Why">
+<h2>Why: where conversations are lost, how fast the agent answers, what comes before a hand-off</h2>
+${chartsSection(input.charts.filter((c) => c.why === true))}
+<section class="table" data-report="handoff_precursors">
+<h2>What comes before a transfer or hang-up</h2>
+<p class="hint">Events in the last turns before the end, seen at least ${MIN_PRECURSOR} times; the lift is how many times more often they come before this end than before a completion (— : never before one). Each row names its most recent conversation: look it up with <code>convoduck query</code> by its id. The nodes visited last are in the report <code>handoff_precursors</code>, which this table is from.</p>
+${content}
+</section>
 </section>`;
 }

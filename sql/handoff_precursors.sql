@@ -1,0 +1,114 @@
+-- Title: What precedes a hand-off: events in the last turns before a transfer or hang-up
+--
+-- One row: one agent × outcome (transferred, hung_up) × event seen before at least one such end.
+-- The end window of a conversation is its last --last-turns turns, and for tool calls the time
+-- from the first of them (its spoken_at) to the end. Events in it: failed_tool (a tool call with
+-- a status other than ok, called in the window), slow_answer (an answer in the window, slower
+-- than --slow-seconds, as in response_times), loop (a turn in the window at a node the
+-- conversation entered more than --loop-visits times), repeat (an agent turn in the window
+-- repeating an earlier one word for word, as in loops) and node (a turn in the window at
+-- node_key). Only ended conversations with a transcript count. The lift compares with the
+-- agent's completed conversations.
+--
+-- Columns:
+--   space                   space of the agent
+--   agent_id                agent
+--   agent_name              agent's name
+--   outcome                 transferred or hung_up
+--   event                   failed_tool, slow_answer, loop, repeat or node
+--   node_key                the node (event node); empty otherwise
+--   conversations           the agent's conversations with this outcome
+--   with_event              of those, with the event in their end window
+--   share                   with_event ÷ conversations
+--   completed               the agent's completed conversations
+--   completed_with_event    of those, with the event in their end window
+--   completed_share         completed_with_event ÷ completed
+--   lift                    share ÷ completed_share: how many times more often the event comes
+--                           before this end than before a completion (empty when completed_share is 0)
+--   latest_conversation_id  the most recent of the with_event conversations: one to read
+--   latest_started_at       when it started
+--
+-- Parameters: --from, --to, --agent, --channel (filters); --last-turns (default 4),
+-- --slow-seconds (default 10), --loop-visits (default 2).
+
+WITH last_turn AS (
+  SELECT conversation_id, any_value(space) AS space, any_value(agent_id) AS agent_id,
+         any_value(outcome) AS outcome, max(seq) AS last_seq
+  FROM filtered_turns
+  WHERE outcome IN ('completed', 'transferred', 'hung_up')
+  GROUP BY conversation_id
+),
+window_turns AS (
+  SELECT t.conversation_id, t.seq, t.spoken_at, t.node_key
+  FROM last_turn l
+  JOIN transcript_turns t ON t.conversation_id = l.conversation_id AND t.seq > l.last_seq - $last_turns::INTEGER
+),
+windows AS (
+  SELECT l.*, l.last_seq - $last_turns::INTEGER + 1 AS window_seq, w.window_start
+  FROM last_turn l
+  LEFT JOIN (SELECT conversation_id, min(spoken_at) AS window_start FROM window_turns GROUP BY conversation_id) w
+    ON w.conversation_id = l.conversation_id
+),
+entries AS (
+  SELECT conversation_id, node_key, count(*) AS node_entries
+  FROM filtered_node_visits
+  WHERE conversation_id IN (SELECT conversation_id FROM last_turn)
+  GROUP BY conversation_id, node_key
+),
+events AS (
+  SELECT DISTINCT w.conversation_id, 'failed_tool' AS event, NULL AS node_key
+  FROM windows w
+  JOIN filtered_tool_calls k ON k.conversation_id = w.conversation_id
+  WHERE k.failed AND k.called_at >= w.window_start
+  UNION
+  SELECT DISTINCT w.conversation_id, 'slow_answer', NULL
+  FROM windows w
+  JOIN answers s ON s.conversation_id = w.conversation_id
+  WHERE s.response_sec > $slow_seconds::INTEGER AND s.seq >= w.window_seq
+  UNION
+  SELECT DISTINCT w.conversation_id, 'repeat', NULL
+  FROM windows w
+  JOIN repeated_turns r ON r.conversation_id = w.conversation_id
+  WHERE r.seq >= w.window_seq
+  UNION
+  SELECT DISTINCT t.conversation_id, 'loop', NULL
+  FROM window_turns t
+  JOIN entries e ON e.conversation_id = t.conversation_id AND e.node_key = t.node_key
+  WHERE e.node_entries > $loop_visits::INTEGER
+  UNION
+  SELECT DISTINCT t.conversation_id, 'node', t.node_key
+  FROM window_turns t
+  WHERE t.node_key IS NOT NULL
+),
+totals AS (
+  SELECT space, agent_id, outcome, count(*) AS n
+  FROM windows
+  GROUP BY space, agent_id, outcome
+),
+counted AS (
+  SELECT w.space, w.agent_id, w.outcome, e.event, e.node_key, count(*) AS n,
+         first(c.id ORDER BY c.started_at DESC, c.id) AS latest_conversation_id,
+         max(c.started_at) AS latest_started_at
+  FROM events e
+  JOIN windows w ON w.conversation_id = e.conversation_id
+  JOIN filtered_conversations c ON c.id = e.conversation_id
+  GROUP BY w.space, w.agent_id, w.outcome, e.event, e.node_key
+)
+SELECT h.space, h.agent_id, a.name AS agent_name, h.outcome, h.event, h.node_key,
+       t.n                                     AS conversations,
+       h.n                                     AS with_event,
+       ratio(h.n, t.n)                         AS share,
+       coalesce(tc.n, 0)                       AS completed,
+       coalesce(c.n, 0)                        AS completed_with_event,
+       ratio(coalesce(c.n, 0), tc.n)           AS completed_share,
+       ratio(ratio(h.n, t.n), ratio(coalesce(c.n, 0), tc.n)) AS lift,
+       h.latest_conversation_id,
+       h.latest_started_at
+FROM counted h
+JOIN totals t ON t.space = h.space AND t.agent_id IS NOT DISTINCT FROM h.agent_id AND t.outcome = h.outcome
+LEFT JOIN totals tc ON tc.space = h.space AND tc.agent_id IS NOT DISTINCT FROM h.agent_id AND tc.outcome = 'completed'
+LEFT JOIN counted c ON c.space = h.space AND c.agent_id IS NOT DISTINCT FROM h.agent_id AND c.outcome = 'completed'
+                   AND c.event = h.event AND c.node_key IS NOT DISTINCT FROM h.node_key
+LEFT JOIN agents a ON a.id = h.agent_id
+WHERE h.outcome IN ('transferred', 'hung_up')
+ORDER BY h.agent_id NULLS LAST, h.space, h.outcome DESC, h.event, h.node_key NULLS LAST

@@ -1,0 +1,13 @@
+-- filtered_turns: the transcript turns of the filtered conversations
+--
+-- One row: one transcript entry (transcript_turns) of a conversation in filtered_conversations.
+-- Conversations whose detail is not stored, or of a confidential space, have none.
+--
+-- Columns:
+--   conversation_id, seq, spoken_at, speaker, text, node_key   as in transcript_turns
+--   space, agent_id, channel, outcome                          of the conversation
+
+SELECT t.conversation_id, t.seq, t.spoken_at, t.speaker, t.text, t.node_key,
+       c.space, c.agent_id, c.channel, c.outcome
+FROM transcript_turns t
+JOIN filtered_conversations c ON c.id = t.conversation_id
