@@ -7,6 +7,7 @@ import type { WaitReason } from '../api/rate-limiter.js';
 import type { ListingGapSummary } from './listing.js';
 import type { DetailsMode } from './plan.js';
 import type { RunCounters } from '../store/writes.js';
+import type { Redaction } from '../redact/index.js';
 import type { BatchWriter } from './writer.js';
 
 export type { ListingGapSummary };
@@ -34,6 +35,8 @@ export interface CrawlOptions {
   checkpointMemoryLimit?: string;
   /** DuckDB's cap while the writer writes (default WRITER_MEMORY_LIMIT, database.ts) */
   writerMemoryLimit?: string;
+  /** redact each conversation before it is stored, with this key (src/redact/at-rest.ts); null or absent: off */
+  redactAtRest?: Redaction | null;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;

@@ -10,9 +10,10 @@ import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from 
 import { interruptible, parseRunFlags } from '../sync/flags.js';
 import { syncSpacesCommand } from '../sync/spaces.js';
 import { retainAfterSync } from '../sync/retain-after-sync.js';
+import { resolveRedactAtRest, withRedactAtRestOption } from '../config/redaction.js';
 
 export function registerSync(program: Command): void {
-  withApiOptions(program.command('sync'))
+  withRedactAtRestOption(withApiOptions(program.command('sync')))
     .summary('crawl the space’s conversations, agents and tools into DuckDB (incremental, resumable)')
     .description(
       'Crawl every conversation of the key’s space into the DuckDB file, within the key’s rate limit. ' +
@@ -56,12 +57,19 @@ A config file lists the spaces; keys stay outside it:
   max_rpm = 45                               # optional, as --max-rpm
   retain_days = 90                           # optional, as --retain-days
   erase_deleted = true                       # optional, as --erase-deleted
+  redact_at_rest = true                      # optional, as --redact-at-rest
 
 Data the API sends that convoduck did not expect never fails a run: a value whose meaning is
 clear is coerced by a documented rule; a detail that cannot be stored as rows is set aside (its
 raw body kept, the reason in raw_conversations.invalid_reason, fetched again once its list entry
 changes or with --retry-set-aside); a conversation deleted at the source is marked deleted and
 never asked for again. The api_drift report says what the API sent that the schema does not know.
+
+--redact-at-rest replaces e-mail addresses, phone, card and IBAN numbers in each conversation
+(raw body included) and session_ref by a keyed hash before anything is stored: irreversible
+(rebuild cannot bring the text back). The key comes from CONVODUCK_REDACT_KEY or
+CONVODUCK_REDACT_KEY_FILE. The database records it per space: a later sync of that space without
+it, or with another key, is refused (exit 2); it cannot start on a space already stored in clear.
 
 Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad settings,
 3 the API refused the key (401/403), 130 interrupted (what was fetched is kept).
@@ -103,6 +111,7 @@ async function runSync(
   const settings = resolveApiSettings(flags);
   onKey(settings.apiKey);
   const dbPath = resolveDbPath(flags.db);
+  const [redactAtRest] = resolveRedactAtRest(flags.redactAtRest, [undefined]);
 
   const progress = progressPrinter();
   let signal: AbortSignal | undefined;
@@ -110,7 +119,7 @@ async function runSync(
     preferSmallHeap();
     const summary = await interruptible((aborted) => {
       signal = aborted;
-      return sync({ ...settings, ...run, dbPath, signal: aborted, onProgress: progress.update });
+      return sync({ ...settings, ...run, dbPath, redactAtRest, signal: aborted, onProgress: progress.update });
     });
     progress.finish();
     return { summary, dbPath, retention: run.retention };

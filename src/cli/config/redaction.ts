@@ -1,5 +1,6 @@
 // Whether `report`, `query` and `export` redact what they write: --redact / --no-redact, else
-// CONVODUCK_REDACT (for a machine where every output must be redacted). The key comes from
+// CONVODUCK_REDACT (for a machine where every output must be redacted); and whether `sync`
+// redacts before it stores: --redact-at-rest, a space's redact_at_rest, CONVODUCK_REDACT_AT_REST. The key comes from
 // CONVODUCK_REDACT_KEY or CONVODUCK_REDACT_KEY_FILE only (src/redact/redaction-key.ts): never a
 // flag, never the config file, never printed.
 
@@ -19,12 +20,32 @@ export function withRedactOption(command: Command): Command {
 
 /** The redaction to apply, or null; a missing or bad key with redaction on is a usage error. */
 export function resolveRedaction(flag: boolean | undefined, env: NodeJS.ProcessEnv = process.env): Redaction | null {
-  let on = flag;
-  if (on === undefined) {
-    const value = (env.CONVODUCK_REDACT ?? '').trim().toLowerCase();
-    if (ON.includes(value)) on = true;
-    else if (OFF.includes(value)) on = false;
-    else throw new SettingsError(`CONVODUCK_REDACT is ${JSON.stringify(env.CONVODUCK_REDACT)} — set it to 1 (redact) or 0 (do not)`);
-  }
-  return on ? { key: loadRedactionKey(env) } : null;
+  return switchedOn(flag, 'CONVODUCK_REDACT', env) ? { key: loadRedactionKey(env) } : null;
+}
+
+/** Adds --redact-at-rest and --no-redact-at-rest to `sync`. */
+export function withRedactAtRestOption(command: Command): Command {
+  return command
+    .option('--redact-at-rest', 'redact each conversation before it is stored, for good (key: $CONVODUCK_REDACT_KEY[_FILE]; default: $CONVODUCK_REDACT_AT_REST)')
+    .option('--no-redact-at-rest', 'do not, even when CONVODUCK_REDACT_AT_REST is set (refused for a space stored redacted)');
+}
+
+/**
+ * Redaction at rest per space: a space's own `redact_at_rest` (config), else --redact-at-rest /
+ * --no-redact-at-rest, else CONVODUCK_REDACT_AT_REST. The key is read once, when any space needs it.
+ */
+export function resolveRedactAtRest(flag: boolean | undefined, perSpace: readonly (boolean | undefined)[], env: NodeJS.ProcessEnv = process.env): (Redaction | null)[] {
+  const run = switchedOn(flag, 'CONVODUCK_REDACT_AT_REST', env);
+  const on = perSpace.map((own) => own ?? run);
+  const redaction = on.some(Boolean) ? { key: loadRedactionKey(env) } : null;
+  return on.map((o) => (o ? redaction : null));
+}
+
+/** The flag when given, else the environment variable (1/true/yes/on or 0/false/no/off/empty). */
+function switchedOn(flag: boolean | undefined, variable: string, env: NodeJS.ProcessEnv): boolean {
+  if (flag !== undefined) return flag;
+  const value = (env[variable] ?? '').trim().toLowerCase();
+  if (ON.includes(value)) return true;
+  if (OFF.includes(value)) return false;
+  throw new SettingsError(`${variable} is ${JSON.stringify(env[variable])} — set it to 1 (redact) or 0 (do not)`);
 }
