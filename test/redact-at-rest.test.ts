@@ -160,24 +160,6 @@ describe('sync --redact-at-rest', () => {
     expect(leakedRows(after)).toEqual([]);
   }, 120_000);
 
-  it('a later run with it and the same key syncs on; forget --session-ref finds a caller by the value the API sent', async () => {
-    const db = copyOf(restDb);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    sim.addConversations(20, { open: false });
-    await cli(['sync', '--redact-at-rest'], env(db));
-    await cli(['sync'], env(db, { CONVODUCK_REDACT_AT_REST: '1' }));
-    const data = sim.dataset.records.flatMap((r) => sim.dataset.personalData(r.id)?.found ?? []).filter((d) => d.kind !== 'name').map((d) => d.value);
-    expect(foundIn(fileBytes(db), data)).toEqual([]);
-    expect((await counts(db)).conversations).toBe(sim.dataset.records.length);
-
-    const [id, ref] = [...refs][0]!;
-    const noKey = await runCli(['forget', '--session-ref', ref], { CONVODUCK_DB: db });
-    expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toMatch(/^convoduck: --session-ref: space \S+ is redacted at rest, .* — set CONVODUCK_REDACT_KEY .*\n$/);
-    const out = await cli(['forget', '--session-ref', ref], env(db));
-    expect(out.trim().split('\n').map((l) => l.split('\t')[0])).toEqual([id]);
-    expect(out).not.toContain(ref);
-  }, 180_000);
 });
 
 describe('a run that does not fit the database: exit 2, one line, the file unchanged', () => {
@@ -208,11 +190,6 @@ describe('a run that does not fit the database: exit 2, one line, the file uncha
     expect(sent).toBe(0);
   }, 60_000);
 
-  it('with the setting on for a space already stored in clear text', async () => {
-    const db = copyOf(clearDb);
-    await refused(db, ['sync', '--redact-at-rest'], {}, /already holds conversations stored in clear text, .* — sync the space with --redact-at-rest into a new database file/);
-  }, 60_000);
-
   it('with a config file: redact_at_rest per [[space]]', async () => {
     const db = copyOf(restDb);
     const config = (value: string) => {
@@ -227,4 +204,46 @@ describe('a run that does not fit the database: exit 2, one line, the file uncha
     await cli(['sync', '--config', config('true')], env(db, spaceEnv));
     expect(foundIn(fileBytes(db), needles)).toEqual([]);
   }, 120_000);
+});
+
+describe('sync --redact-at-rest on a database holding the space in clear text', () => {
+  it('turned on for a space stored in clear text: what is stored is redacted and the file rewritten, no clear byte left', async () => {
+    const db = copyOf(clearDb);
+    const r = await runCli(['sync', '--redact-at-rest'], env(db));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`^convoduck: space ${sim.space} held \\d+ conversation bodies in clear text: redacted them at rest and rewrote `, 'm'));
+    expect(foundIn(fileBytes(db), forbidden())).toEqual([]);
+    const [after, rest] = [await snapshotTables(db), await snapshotTables(restDb)];
+    expect(leakedRows(after)).toEqual([]);
+    // the rows a sync with it from the start stores
+    for (const t of ['transcript_turns', 'tool_calls', 'node_visits', 'detail_drift']) expect(after.get(t)!.rows, t).toEqual(rest.get(t)!.rows);
+    const fields = `SELECT id, session_ref, page_url, summary, outcome FROM conversations ORDER BY id`;
+    expect(await Database.with(db, (d) => d.all(fields), { readOnly: true })).toEqual(await Database.with(restDb, (d) => d.all(fields), { readOnly: true }));
+    expect(await counts(db)).toEqual(await counts(clearDb));
+    // and from then on it is recorded: a run without it is refused
+    const again = await runCli(['sync'], env(db));
+    expect(again.code).toBe(2);
+  }, 120_000);
+});
+
+// last: it adds conversations to the simulator
+describe('later runs', () => {
+  it('a later run with it and the same key syncs on; forget --session-ref finds a caller by the value the API sent', async () => {
+    const db = copyOf(restDb);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    sim.addConversations(20, { open: false });
+    await cli(['sync', '--redact-at-rest'], env(db));
+    await cli(['sync'], env(db, { CONVODUCK_REDACT_AT_REST: '1' }));
+    const data = sim.dataset.records.flatMap((r) => sim.dataset.personalData(r.id)?.found ?? []).filter((d) => d.kind !== 'name').map((d) => d.value);
+    expect(foundIn(fileBytes(db), data)).toEqual([]);
+    expect((await counts(db)).conversations).toBe(sim.dataset.records.length);
+
+    const [id, ref] = [...refs][0]!;
+    const noKey = await runCli(['forget', '--session-ref', ref], { CONVODUCK_DB: db });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/^convoduck: --session-ref: space \S+ is redacted at rest, .* — set CONVODUCK_REDACT_KEY .*\n$/);
+    const out = await cli(['forget', '--session-ref', ref], env(db));
+    expect(out.trim().split('\n').map((l) => l.split('\t')[0])).toEqual([id]);
+    expect(out).not.toContain(ref);
+  }, 180_000);
 });

@@ -21,9 +21,8 @@ import {
   type SyncSummary,
 } from './sync.js';
 import { BatchWriter } from './writer.js';
-import { existsSync } from 'node:fs';
-import { checkAtRest } from '../store/at-rest.js';
 import type { Redaction } from '../redact/index.js';
+import { prepareAtRest } from './at-rest.js';
 
 /** One space to crawl: its API, key and client settings. */
 export interface SpaceTarget extends ClientSettings {
@@ -148,7 +147,8 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
     const chosen = resolved.filter((r) => only === null || only.has(r.space));
     // every space's redaction at rest fits the file before any is crawled: a refused run stores nothing
     const atRestOf = (r: Resolved) => options.spaces[r.target]!.redactAtRest ?? null;
-    if (existsSync(options.dbPath)) await writer.write(async (db) => { for (const r of chosen) await checkAtRest(db, r.space, atRestOf(r), options.dbPath); });
+    const redacted = await prepareAtRest(options.dbPath, writer, chosen.map((r) => ({ space: r.space, redaction: atRestOf(r) })), options.now ?? (() => new Date()));
+    for (const [space, bodies] of redacted) options.onStoredRedacted?.(space, bodies);
     await Promise.all(
       chosen.map(async (r) => {
         const onProgress = options.onProgress;

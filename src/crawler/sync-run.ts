@@ -26,7 +26,7 @@ import {
   type SyncErrorRecord,
 } from '../store/writes.js';
 import type { Database } from '../store/database.js';
-import { checkAtRest, recordAtRest } from '../store/at-rest.js';
+import { checkAtRest, clearTextError, recordAtRest } from '../store/at-rest.js';
 import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';
 import { inBatches } from './batches.js';
 import { ListedBodies } from './listed-bodies.js';
@@ -101,7 +101,8 @@ export class SyncRun {
     const atRest = this.options.redactAtRest ?? null;
     const { window, runId } = await this.writer.write(async (db) => {
       // before the run's first write: a refused run leaves the file as it was
-      const turnsOn = await checkAtRest(db, this.space, atRest, this.options.dbPath);
+      const state = await checkAtRest(db, this.space, atRest, this.options.dbPath);
+      if (state === 'clear-text') throw clearTextError(this.space, this.options.dbPath);
       const window = planWindow({
         now: this.startedAt,
         watermark: await getWatermark(db, this.space),
@@ -111,7 +112,7 @@ export class SyncRun {
         full: this.options.full,
       });
       const runId = await startRun(db, this.startedAt, this.space, window.from, window.to);
-      if (turnsOn && atRest) await recordAtRest(db, this.space, this.startedAt, runId, atRest);
+      if (state === 'turn-on' && atRest) await recordAtRest(db, this.space, this.startedAt, runId, atRest);
       return { window, runId };
     });
     this.runId = runId;

@@ -37,6 +37,8 @@ export interface CrawlOptions {
   writerMemoryLimit?: string;
   /** redact each conversation before it is stored, with this key (src/redact/at-rest.ts); null or absent: off */
   redactAtRest?: Redaction | null;
+  /** a space turning redaction at rest on held clear text: that many stored bodies were redacted, the file rewritten */
+  onStoredRedacted?: (space: string, bodies: number) => void;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;

@@ -44,12 +44,16 @@ export async function storedSessionRefs(db: Database, refs: readonly string[], r
   return refs.flatMap((ref) => [ref, keyedHash(ref, redaction.key)]);
 }
 
+/** What a run with the given setting may do to the space: go on as recorded, turn it on, or first redact clear text stored. */
+export type AtRestState = 'as-recorded' | 'turn-on' | 'clear-text';
+
 /**
  * Refuses a run of `space` whose redaction at rest (`redaction`, null: off) does not fit what is
- * stored: off for a space recorded with it, another key, or on for a space that holds clear text.
- * Returns whether the run turns it on (the caller records it with `recordAtRest`).
+ * recorded: off for a space recorded with it, or another key. With it on for a space not yet
+ * recorded: 'clear-text' when the space holds conversations already (src/erase/redact-stored.ts
+ * cleans them first), else 'turn-on' (the run records it with `recordAtRest`).
  */
-export async function checkAtRest(db: Database, space: string, redaction: Redaction | null, dbPath: string): Promise<boolean> {
+export async function checkAtRest(db: Database, space: string, redaction: Redaction | null, dbPath: string): Promise<AtRestState> {
   const recorded = await atRestOf(db, space);
   if (recorded && !redaction) {
     throw new AtRestMismatchError(
@@ -59,22 +63,22 @@ export async function checkAtRest(db: Database, space: string, redaction: Redact
   if (recorded && redaction && recorded.keyCheck !== atRestKeyCheck(redaction)) {
     throw new AtRestMismatchError(`space ${space} in ${dbPath} was redacted at rest with another key — ${KEY_HOW}`);
   }
-  if (recorded || !redaction) return false;
+  if (recorded || !redaction) return 'as-recorded';
   const clear = await db.one<{ n: number }>(
     `SELECT ((SELECT count(*) FROM raw_listed_conversations WHERE space = $1)
            + (SELECT count(*) FROM raw_conversations WHERE space = $1)
            + (SELECT count(*) FROM conversations WHERE space = $1))::INTEGER AS n`,
     [space],
   );
-  if ((clear?.n ?? 0) > 0) {
-    throw new AtRestMismatchError(
-      `space ${space} in ${dbPath} already holds conversations stored in clear text, which redaction at rest cannot reach — sync the space with --redact-at-rest into a new database file (--db), then delete this one`,
-    );
-  }
-  return true;
+  return (clear?.n ?? 0) > 0 ? 'clear-text' : 'turn-on';
 }
 
-/** Records that `space` is redacted at rest from this run on. */
-export async function recordAtRest(db: Database, space: string, since: Date, runId: number, redaction: Redaction): Promise<void> {
+/** The space holds clear text that was not redacted before the run: it stops before storing anything. */
+export function clearTextError(space: string, dbPath: string): AtRestMismatchError {
+  return new AtRestMismatchError(`space ${space} in ${dbPath} holds conversations in clear text — run sync --redact-at-rest on its own, which redacts them first`);
+}
+
+/** Records that `space` is redacted at rest from this run on (runId null: turned on outside a run, on stored text). */
+export async function recordAtRest(db: Database, space: string, since: Date, runId: number | null, redaction: Redaction): Promise<void> {
   await db.run(`INSERT INTO redaction_at_rest VALUES (?, ?::TIMESTAMPTZ, ?, ?) ON CONFLICT DO NOTHING`, [space, since.toISOString(), runId, atRestKeyCheck(redaction)]);
 }

@@ -10,7 +10,7 @@ import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from 
 import { interruptible, parseRunFlags } from '../sync/flags.js';
 import { syncSpacesCommand } from '../sync/spaces.js';
 import { retainAfterSync } from '../sync/retain-after-sync.js';
-import { resolveRedactAtRest, withRedactAtRestOption } from '../config/redaction.js';
+import { resolveRedactAtRest, storedRedacted, withRedactAtRestOption } from '../config/redaction.js';
 
 export function registerSync(program: Command): void {
   withRedactAtRestOption(withApiOptions(program.command('sync')))
@@ -69,7 +69,8 @@ never asked for again. The api_drift report says what the API sent that the sche
 (raw body included) and session_ref by a keyed hash before anything is stored: irreversible
 (rebuild cannot bring the text back). The key comes from CONVODUCK_REDACT_KEY or
 CONVODUCK_REDACT_KEY_FILE. The database records it per space: a later sync of that space without
-it, or with another key, is refused (exit 2); it cannot start on a space already stored in clear.
+it, or with another key, is refused (exit 2). Turned on for a space stored in clear text, it first
+redacts what is stored and rewrites the file, so that no clear byte remains.
 
 Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad settings,
 3 the API refused the key (401/403), 130 interrupted (what was fetched is kept).
@@ -119,7 +120,7 @@ async function runSync(
     preferSmallHeap();
     const summary = await interruptible((aborted) => {
       signal = aborted;
-      return sync({ ...settings, ...run, dbPath, redactAtRest, signal: aborted, onProgress: progress.update });
+      return sync({ ...settings, ...run, dbPath, redactAtRest, onStoredRedacted: storedRedacted(dbPath), signal: aborted, onProgress: progress.update });
     });
     progress.finish();
     return { summary, dbPath, retention: run.retention };

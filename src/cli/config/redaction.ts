@@ -41,6 +41,12 @@ export function resolveRedactAtRest(flag: boolean | undefined, perSpace: readonl
   return on.map((o) => (o ? redaction : null));
 }
 
+/** The line that says a space's clear text was redacted at rest (src/erase/redact-stored.ts). */
+export function storedRedacted(dbPath: string): (space: string, bodies: number) => void {
+  return (space, bodies) =>
+    process.stderr.write(`convoduck: space ${space} held ${bodies} conversation bodies in clear text: redacted them at rest and rewrote ${dbPath} (for good)\n`);
+}
+
 /** The flag when given, else the environment variable (1/true/yes/on or 0/false/no/off/empty). */
 function switchedOn(flag: boolean | undefined, variable: string, env: NodeJS.ProcessEnv): boolean {
   if (flag !== undefined) return flag;

@@ -15,7 +15,7 @@ import { spacesProgressPrinter } from './spaces-progress.js';
 import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './outcome.js';
 import { interruptible, parseRunFlags } from './flags.js';
 import { retainAfterSync } from './retain-after-sync.js';
-import { resolveRedactAtRest } from '../config/redaction.js';
+import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
 
 export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, configFile: string | null): Promise<void> {
   let keys: string[] = [];
@@ -56,6 +56,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
           full: run.full,
           retrySetAside: run.retrySetAside,
           overlapMs: run.overlapMs,
+          onStoredRedacted: storedRedacted(dbPath),
           signal,
           onProgress: progress.update,
         }),
