@@ -10,10 +10,10 @@ import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from 
 import { interruptible, parseRunFlags } from '../sync/flags.js';
 import { syncSpacesCommand } from '../sync/spaces.js';
 import { retainAfterSync } from '../sync/retain-after-sync.js';
-import { resolveRedactAtRest, storedRedacted, withRedactAtRestOption } from '../config/redaction.js';
+import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
 
 export function registerSync(program: Command): void {
-  withRedactAtRestOption(withApiOptions(program.command('sync')))
+  withApiOptions(program.command('sync'))
     .summary('crawl the space’s conversations, agents and tools into DuckDB (incremental, resumable)')
     .description(
       'Crawl every conversation of the key’s space into the DuckDB file, within the key’s rate limit. ' +
@@ -33,6 +33,8 @@ export function registerSync(program: Command): void {
     .option('--max-rpm <n>', 'stay under this many requests per minute (leave room for other integrations)')
     .option('--retain-days <n>', 'after the sync, erase conversations that started more than N days ago (as `forget` does)')
     .option('--erase-deleted', 'after the sync, erase conversations deleted at the source (as `forget` does)')
+    .option('--redact-at-rest', 'redact each conversation before it is stored, for good (key: $CONVODUCK_REDACT_KEY[_FILE]; default: $CONVODUCK_REDACT_AT_REST)')
+    .option('--no-redact-at-rest', 'do not, even when CONVODUCK_REDACT_AT_REST is set (refused for a space stored redacted)')
     .option('--json', 'print the run summary as JSON on stdout')
     .option('--config <file>', 'crawl every [[space]] of this TOML file into the database (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space of the config (repeatable)', (value: string, previous: string[] = []) => [...previous, value])

@@ -23,13 +23,6 @@ export function resolveRedaction(flag: boolean | undefined, env: NodeJS.ProcessE
   return switchedOn(flag, 'CONVODUCK_REDACT', env) ? { key: loadRedactionKey(env) } : null;
 }
 
-/** Adds --redact-at-rest and --no-redact-at-rest to `sync`. */
-export function withRedactAtRestOption(command: Command): Command {
-  return command
-    .option('--redact-at-rest', 'redact each conversation before it is stored, for good (key: $CONVODUCK_REDACT_KEY[_FILE]; default: $CONVODUCK_REDACT_AT_REST)')
-    .option('--no-redact-at-rest', 'do not, even when CONVODUCK_REDACT_AT_REST is set (refused for a space stored redacted)');
-}
-
 /**
  * Redaction at rest per space: a space's own `redact_at_rest` (config), else --redact-at-rest /
  * --no-redact-at-rest, else CONVODUCK_REDACT_AT_REST. The key is read once, when any space needs it.
