@@ -3,6 +3,8 @@
 // before anything is fetched, so the space never holds clear and redacted text side by side.
 
 import { existsSync } from 'node:fs';
+import { rewriteDatabaseFile } from '../erase/compact.js';
+import { rewritePending } from '../erase/erase.js';
 import { redactStoredSpace } from '../erase/redact-stored.js';
 import type { Redaction } from '../redact/index.js';
 import { checkAtRest } from '../store/at-rest.js';
@@ -21,13 +23,15 @@ export async function prepareAtRest(
 ): Promise<Map<string, number>> {
   const redacted = new Map<string, number>();
   if (!existsSync(dbPath)) return redacted;
-  const clear = await writer.write(async (db) => {
+  const { clear, pending } = await writer.write(async (db) => {
     const out: { space: string; redaction: Redaction }[] = [];
     for (const s of spaces) if ((await checkAtRest(db, s.space, s.redaction, dbPath)) === 'clear-text' && s.redaction) out.push({ space: s.space, redaction: s.redaction });
-    return out;
+    return { clear: out, pending: await rewritePending(db) };
   });
   // the rewrite needs the file to itself: the writer's last opening must be closed
   await writer.idle();
   for (const c of clear) redacted.set(c.space, await redactStoredSpace(dbPath, c.space, c.redaction, now()));
+  // a rewrite that did not finish (a crash after the redaction or an erasure committed) is done now
+  if (clear.length === 0 && pending && spaces.some((s) => s.redaction)) await rewriteDatabaseFile(dbPath);
   return redacted;
 }

@@ -35,12 +35,12 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   if (early) client.limiter.seedEarlierSends(early.sentAt.map((t) => Date.now() - t), early.keyLimit ?? undefined);
   const writer = new BatchWriter(options.dbPath, { checkpoint: options.checkpointMemoryLimit, write: options.writerMemoryLimit });
   try {
-    // redaction at rest checked (and stored clear text redacted) once the space is known
-    const onSpace = async (space: string): Promise<void> => {
-      const redacted = await prepareAtRest(options.dbPath, writer, [{ space, redaction: options.redactAtRest ?? null }], options.now ?? (() => new Date()));
-      for (const [name, bodies] of redacted) options.onStoredRedacted?.(name, bodies);
-    };
-    return await crawlSpace(options, { client, writer, onSpace, ...(early ? { seeded: early.space } : {}) });
+    // The first request proves the key (a 401 leaves the database untouched) and names the space,
+    // whose redaction at rest is checked (stored clear text redacted) before the crawl begins.
+    const space = (await client.getSpace()).slug;
+    const redacted = await prepareAtRest(options.dbPath, writer, [{ space, redaction: options.redactAtRest ?? null }], options.now ?? (() => new Date()));
+    for (const [name, bodies] of redacted) options.onStoredRedacted?.(name, bodies);
+    return await crawlSpace(options, { client, writer, space, ...(early ? { seeded: early.space } : {}) });
   } finally {
     // a write resolves before its opening of the file is closed: the file is free only once idle
     await writer.idle();

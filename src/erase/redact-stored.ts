@@ -6,7 +6,7 @@
 
 import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';
 import { recordAtRest } from '../store/at-rest.js';
-import { Database, RAISED_MEMORY_LIMIT } from '../store/database.js';
+import { Database } from '../store/database.js';
 import { bodiesInParts, idParams, inIds, pages, rederive, stage } from '../store/derive.js';
 import { INLINE_BODY_CHARS, splitText } from '../store/writes.js';
 import { rewriteDatabaseFile } from './compact.js';
@@ -58,7 +58,8 @@ export async function redactStoredSpace(dbPath: string, space: string, redaction
         await db.run(`INSERT OR REPLACE INTO convoduck_meta VALUES (?, ?)`, [REWRITE_PENDING, since.toISOString()]);
         return n;
       }),
-    { mustExist: true, memoryLimit: RAISED_MEMORY_LIMIT },
+    // no cap, as `rebuild`: its one transaction over every table needs more than a write
+    { mustExist: true },
   );
   await rewriteDatabaseFile(dbPath);
   return cleanedBodies;
