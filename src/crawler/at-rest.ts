@@ -31,7 +31,7 @@ export async function prepareAtRest(
   // the rewrite needs the file to itself: the writer's last opening must be closed
   await writer.idle();
   for (const c of clear) redacted.set(c.space, await redactStoredSpace(dbPath, c.space, c.redaction, now()));
-  // a rewrite that did not finish (a crash after the redaction or an erasure committed) is done now
+  // a rewrite that did not finish (a crash after the redaction or an erasure committed) is done here
   if (clear.length === 0 && pending && spaces.some((s) => s.redaction)) await rewriteDatabaseFile(dbPath);
   return redacted;
 }
