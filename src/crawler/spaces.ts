@@ -21,6 +21,8 @@ import {
   type SyncSummary,
 } from './sync.js';
 import { BatchWriter } from './writer.js';
+import type { Redaction } from '../redact/index.js';
+import { prepareAtRest } from './at-rest.js';
 
 /** One space to crawl: its API, key and client settings. */
 export interface SpaceTarget extends ClientSettings {
@@ -28,6 +30,8 @@ export interface SpaceTarget extends ClientSettings {
   label: string;
   /** the slug GET /spaces must name (a mismatch stops the run before anything is stored) */
   slug?: string;
+  /** this space's redaction at rest (src/redact/at-rest.ts); null or absent: off */
+  redactAtRest?: Redaction | null;
 }
 
 export interface SpacesOptions extends Omit<CrawlOptions, 'onProgress'> {
@@ -141,10 +145,14 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
     if (only !== null) refuseUnknown(only, [...new Set([...configured, ...resolved.map((r) => r.space)])], unasked);
 
     const chosen = resolved.filter((r) => only === null || only.has(r.space));
+    // every space's redaction at rest fits the file before any is crawled: a refused run stores nothing
+    const atRestOf = (r: Resolved) => options.spaces[r.target]!.redactAtRest ?? null;
+    const redacted = await prepareAtRest(options.dbPath, writer, chosen.map((r) => ({ space: r.space, redaction: atRestOf(r) })), options.now ?? (() => new Date()));
+    for (const [space, bodies] of redacted) options.onStoredRedacted?.(space, bodies);
     await Promise.all(
       chosen.map(async (r) => {
         const onProgress = options.onProgress;
-        const crawl: CrawlOptions = { ...options, onProgress: onProgress ? (p) => onProgress(r.space, p) : undefined };
+        const crawl: CrawlOptions = { ...options, redactAtRest: atRestOf(r), onProgress: onProgress ? (p) => onProgress(r.space, p) : undefined };
         try {
           const summary = await crawlSpace(crawl, { client: r.client, writer, space: r.space, ...(seeded.has(r.target) ? { seeded: r.space } : {}) });
           outcomes.push({ target: r.target, space: r.space, status: summary.status, summary, error: null, counters: null });

@@ -26,6 +26,8 @@ import {
   type SyncErrorRecord,
 } from '../store/writes.js';
 import type { Database } from '../store/database.js';
+import { checkAtRest, clearTextError, recordAtRest } from '../store/at-rest.js';
+import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';
 import { inBatches } from './batches.js';
 import { ListedBodies } from './listed-bodies.js';
 import { DimensionCrawl } from './dimensions.js';
@@ -96,7 +98,11 @@ export class SyncRun {
     // The first request proves the key before the database is touched: a 401 changes nothing.
     this.space = this.resources.space ?? (await this.client.getSpace()).slug;
     await this.resources.onSpace?.(this.space);
+    const atRest = this.options.redactAtRest ?? null;
     const { window, runId } = await this.writer.write(async (db) => {
+      // before the run's first write: a refused run leaves the file as it was
+      const state = await checkAtRest(db, this.space, atRest, this.options.dbPath);
+      if (state === 'clear-text') throw clearTextError(this.space, this.options.dbPath);
       const window = planWindow({
         now: this.startedAt,
         watermark: await getWatermark(db, this.space),
@@ -106,6 +112,7 @@ export class SyncRun {
         full: this.options.full,
       });
       const runId = await startRun(db, this.startedAt, this.space, window.from, window.to);
+      if (state === 'turn-on' && atRest) await recordAtRest(db, this.space, this.startedAt, runId, atRest);
       return { window, runId };
     });
     this.runId = runId;
@@ -292,6 +299,11 @@ export class SyncRun {
     });
   }
 
+  /** A conversation's body as it is stored: as received, or cleaned when the run redacts at rest. */
+  private atRest(body: unknown): unknown {
+    return this.options.redactAtRest ? redactBody(body, this.options.redactAtRest) : body;
+  }
+
   private async syncDimensions(): Promise<void> {
     this.dimensions = new DimensionCrawl({
       client: this.client,
@@ -316,7 +328,7 @@ export class SyncRun {
       query,
     );
     this.pageSize = Math.max(this.pageSize, response.data.length);
-    const entries = this.listedBodies.unstored(response.data.map((c) => ({ id: c.id, body: JSON.stringify(c) })));
+    const entries = this.listedBodies.unstored(response.data.map((c) => ({ id: c.id, body: JSON.stringify(this.atRest(c)) })));
     if (entries.length > 0) {
       await this.commit((db) => saveListPage(db, this.space, listedAt, entries));
       this.listedBodies.remember(entries);
@@ -401,7 +413,9 @@ export class SyncRun {
   private async fetchDetail(id: string, storedAt: StoredAt): Promise<FetchedDetail | null> {
     try {
       const { json, text, notUtf8 } = await this.client.getConversation(this.space, id);
-      return fetchedDetail(id, this.now(), text, storedAt, { parsed: json, notUtf8 });
+      if (!this.options.redactAtRest) return fetchedDetail(id, this.now(), text, storedAt, { parsed: json, notUtf8 });
+      const parsed = this.atRest(json);
+      return fetchedDetail(id, this.now(), JSON.stringify(parsed), storedAt, { parsed, notUtf8 });
     } catch (err) {
       // a request cut short by Ctrl-C is not an error of the conversation: the next run fetches it
       if (this.options.signal?.aborted) return null;
@@ -409,7 +423,7 @@ export class SyncRun {
         this.fatal ??= err;
         return null;
       }
-      const unreadable = unreadableBody(id, this.now(), storedAt, err);
+      const unreadable = unreadableBody(id, this.now(), storedAt, err, this.options.redactAtRest ?? null);
       if (unreadable) return unreadable;
       // listed, then deleted at the source: a state of the conversation, not an error of the run
       if (err instanceof NotFoundError) {
@@ -436,9 +450,9 @@ function iso(ms: number): string {
  * size limit is set aside unkept. Both are the data's state (the next run would get them again),
  * not errors; a body that is not JSON at all (an HTML page) stays an error the next run retries.
  */
-function unreadableBody(id: string, fetchedAt: Date, storedAt: StoredAt, err: unknown): FetchedDetail | null {
+function unreadableBody(id: string, fetchedAt: Date, storedAt: StoredAt, err: unknown, atRest: Redaction | null): FetchedDetail | null {
   if (!(err instanceof ApiError)) return null;
-  if (err.code === 'invalid_json' && err.raw !== undefined) return fetchedDetail(id, fetchedAt, err.raw, storedAt);
+  if (err.code === 'invalid_json' && err.raw !== undefined) return fetchedDetail(id, fetchedAt, atRest ? redactBodyText(err.raw, atRest) : err.raw, storedAt);
   if (err.code === 'body_too_large') return { id, fetchedAt, body: '', normalised: setAsideUnstorable(TOO_LARGE), storedAt };
   return null;
 }

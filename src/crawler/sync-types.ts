@@ -7,6 +7,7 @@ import type { WaitReason } from '../api/rate-limiter.js';
 import type { ListingGapSummary } from './listing.js';
 import type { DetailsMode } from './plan.js';
 import type { RunCounters } from '../store/writes.js';
+import type { Redaction } from '../redact/index.js';
 import type { BatchWriter } from './writer.js';
 
 export type { ListingGapSummary };
@@ -36,6 +37,10 @@ export interface CrawlOptions {
   writerMemoryLimit?: string;
   /** DuckDB's cap for a write tried again after it failed under writerMemoryLimit (default RAISED_MEMORY_LIMIT, database.ts) */
   raisedMemoryLimit?: string;
+  /** redact each conversation before it is stored, with this key (src/redact/at-rest.ts); null or absent: off */
+  redactAtRest?: Redaction | null;
+  /** a space turning redaction at rest on held clear text: that many stored bodies were redacted, the file rewritten */
+  onStoredRedacted?: (space: string, bodies: number) => void;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;

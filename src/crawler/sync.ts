@@ -7,6 +7,7 @@ import { acquireSyncLock } from '../store/sync-lock.js';
 import { SyncRun } from './sync-run.js';
 import type { ClientSettings, CrawlOptions, CrawlResources, SyncOptions, SyncSummary } from './sync-types.js';
 import { BatchWriter } from './writer.js';
+import { prepareAtRest } from './at-rest.js';
 import { existsSync } from 'node:fs';
 import { checkWritableDatabase } from '../store/database.js';
 import { loadRecentSends, peekRecentSends, saveRecentSends } from '../store/recent-sends.js';
@@ -34,7 +35,12 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   if (early) client.limiter.seedEarlierSends(early.sentAt.map((t) => Date.now() - t), early.keyLimit ?? undefined);
   const writer = new BatchWriter(options.dbPath, { checkpoint: options.checkpointMemoryLimit, write: options.writerMemoryLimit, raised: options.raisedMemoryLimit });
   try {
-    return await crawlSpace(options, { client, writer, ...(early ? { seeded: early.space } : {}) });
+    // The first request proves the key (a 401 leaves the database untouched) and names the space,
+    // whose redaction at rest is checked (stored clear text redacted) before the crawl begins.
+    const space = (await client.getSpace()).slug;
+    const redacted = await prepareAtRest(options.dbPath, writer, [{ space, redaction: options.redactAtRest ?? null }], options.now ?? (() => new Date()));
+    for (const [name, bodies] of redacted) options.onStoredRedacted?.(name, bodies);
+    return await crawlSpace(options, { client, writer, space, ...(early ? { seeded: early.space } : {}) });
   } finally {
     // a write resolves before its opening of the file is closed: the file is free only once idle
     await writer.idle();

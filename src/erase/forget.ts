@@ -8,6 +8,7 @@ import { acquireSyncLock } from '../store/sync-lock.js';
 import { keyedHash, loadRedactionKey } from '../redact/index.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { Database } from '../store/database.js';
+import { storedSessionRefs } from '../store/at-rest.js';
 import { rewriteDatabaseFile } from './compact.js';
 import { eraseConversations, rewritePending, type Erasure } from './erase.js';
 import { canonicalMatch, parseMatch, type MatchTarget } from './match.js';
@@ -107,7 +108,8 @@ async function choose(db: Database, s: ReturnType<typeof parseSelectors>, key: B
     for (const id of ids) if (!picks.has(id)) picks.set(id, { rule, selectorHash });
   };
   add(stored.keys(), 'id', null);
-  for (const ref of s.sessionRefs) add(await bySessionRef(db, [ref]), 'session_ref', hash(`session_ref:${ref}`));
+  // under redaction at rest a session_ref is stored as its keyed hash: the given value is hashed too
+  for (const ref of s.sessionRefs) add(await bySessionRef(db, await storedSessionRefs(db, [ref], key ? { key } : null)), 'session_ref', hash(`session_ref:${ref}`));
   for (const target of s.matches) add(await byMatch(db, target), 'match', hash(canonicalMatch(target)));
   const targets = await storedConversations(db, [...picks.keys()]);
   return {

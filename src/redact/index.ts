@@ -6,7 +6,7 @@ export { detectCards, isCardNumber, issuerAccepts } from './card.js';
 export { detectPersonalData } from './detect.js';
 export { detectEmails } from './email.js';
 export { detectIbans, ibanValid, mod97 } from './iban.js';
-export { keyedHash, type KeyedHashOptions } from './keyed-hash.js';
+export { atRestKeyCheck, keyedHash, type KeyedHashOptions } from './keyed-hash.js';
 export { luhnValid } from './luhn.js';
 export { detectPhones, isPhoneNumber } from './phone.js';
 export { redactText, type RedactOptions } from './redact-text.js';
@@ -14,3 +14,4 @@ export { redactedSql, redactValue, REDACTED_COLUMNS, registerRedaction, rowRedac
 export { loadRedactionKey, MIN_KEY_LENGTH, RedactionKeyError } from './redaction-key.js';
 export { PERSONAL_KINDS, type PersonalKind, type Span } from './spans.js';
 export { redactUrlQuery, type UrlQueryMode } from './url-query.js';
+export { redactBody, redactBodyText } from './at-rest.js';

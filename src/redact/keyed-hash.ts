@@ -20,3 +20,10 @@ export function keyedHash(value: string, key: Uint8Array | string, options: Keye
   }
   return prefix + createHmac('sha256', key).update(value, 'utf8').digest('hex').slice(0, hexLength);
 }
+
+const KEY_CHECK_TEXT = 'convoduck redaction at rest key check';
+
+/** A keyed hash of a fixed text: the same key gives the same value; it tells nothing of the key. */
+export function atRestKeyCheck(redaction: { key: Uint8Array | string }): string {
+  return keyedHash(KEY_CHECK_TEXT, redaction.key);
+}

@@ -139,7 +139,7 @@ export async function deleteChildRows(db: Database, ids: readonly string[]): Pro
 const REBUILD_PAGE_ROWS = 2_000;
 
 /** Calls `each` with the rows of `sql` (which must select `rowid`) page by page, in rowid order. */
-async function pages<T>(db: Database, table: string, sql: (range: string) => string, each: (rows: T[]) => Promise<void>): Promise<void> {
+export async function pages<T>(db: Database, table: string, sql: (range: string) => string, each: (rows: T[]) => Promise<void>): Promise<void> {
   const top = Number((await db.one<{ n: number | null }>(`SELECT max(rowid)::BIGINT AS n FROM ${table}`))?.n ?? -1);
   for (let lo = 0; lo <= top; lo += REBUILD_PAGE_ROWS) {
     const rows = await db.all(sql(`rowid BETWEEN ${lo} AND ${lo + REBUILD_PAGE_ROWS - 1}`));
@@ -153,72 +153,75 @@ async function pages<T>(db: Database, table: string, sql: (range: string) => str
  * way round), then the conversations, their child rows and the agents' history.
  */
 export async function rebuild(db: Database): Promise<void> {
-  await db.transaction(async () => {
-    await db.run('DELETE FROM conversations');
-    for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table}`);
-    await db.run(`CREATE OR REPLACE TEMP TABLE _detail_states (id VARCHAR, invalid_reason VARCHAR, detail_state VARCHAR, is_final BOOLEAN)`);
-    // Details first: each one's state is what decides whether its list entry wins.
-    await pages<{ id: string; space: string; fetched_at: Date; body: string | null; invalid_reason: string | null; listed_at: Date | null; deleted_at: Date | null }>(
-      db,
-      'raw_conversations',
-      (range) => `SELECT d.id, d.space, d.fetched_at, d.body, d.invalid_reason, l.listed_at, x.seen_deleted_at AS deleted_at
-        FROM (SELECT rowid, * FROM raw_conversations WHERE ${range}) d
-        LEFT JOIN (SELECT id, listed_at FROM raw_listed_conversations) l USING (id)
-        LEFT JOIN deleted_conversations x USING (id)`,
-      async (rows) => {
-        const parted = rows.filter((r) => r.body === null).map((r) => r.id);
-        const bodies = await bodiesInParts(db, parted);
-        // an empty body is one not kept (over the size limit): its reason stays the one it was set aside with
-        const derived = rows.map((r) => ({
+  await db.transaction(() => rederive(db));
+}
+
+/** What `rebuild` does, inside the caller's transaction. */
+export async function rederive(db: Database): Promise<void> {
+  await db.run('DELETE FROM conversations');
+  for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table}`);
+  await db.run(`CREATE OR REPLACE TEMP TABLE _detail_states (id VARCHAR, invalid_reason VARCHAR, detail_state VARCHAR, is_final BOOLEAN)`);
+  // Details first: each one's state is what decides whether its list entry wins.
+  await pages<{ id: string; space: string; fetched_at: Date; body: string | null; invalid_reason: string | null; listed_at: Date | null; deleted_at: Date | null }>(
+    db,
+    'raw_conversations',
+    (range) => `SELECT d.id, d.space, d.fetched_at, d.body, d.invalid_reason, l.listed_at, x.seen_deleted_at AS deleted_at
+      FROM (SELECT rowid, * FROM raw_conversations WHERE ${range}) d
+      LEFT JOIN (SELECT id, listed_at FROM raw_listed_conversations) l USING (id)
+      LEFT JOIN deleted_conversations x USING (id)`,
+    async (rows) => {
+      const parted = rows.filter((r) => r.body === null).map((r) => r.id);
+      const bodies = await bodiesInParts(db, parted);
+      // an empty body is one not kept (over the size limit): its reason stays the one it was set aside with
+      const derived = rows.map((r) => ({
+        id: r.id,
+        normalised: r.body === '' ? setAsideUnstorable(r.invalid_reason ?? 'body is empty') : normaliseDetailText(r.body ?? bodies.get(r.id) ?? '', r.id),
+      }));
+      await stage(db, '_detail_state_rows', ['id', 'invalid_reason', 'detail_state', 'is_final'], derived.map((d) => {
+        const n = d.normalised;
+        return [d.id, n.usable ? null : n.reason, detailState(n), String(n.usable && n.fields.is_final)];
+      }));
+      await db.run(`INSERT INTO _detail_states SELECT id, invalid_reason, detail_state, is_final::BOOLEAN FROM _detail_state_rows`);
+      // a usable detail fetched at or after its listing is the conversation's row
+      const winners = rows.flatMap((r, i) => {
+        const n = derived[i]!.normalised;
+        if (!n.usable || (r.listed_at !== null && r.fetched_at < r.listed_at)) return [];
+        return [{ id: r.id, space: r.space, fields: n.fields, listedAt: r.listed_at, detailFetchedAt: r.fetched_at, detailState: detailState(n), deletedAt: r.deleted_at }];
+      });
+      await insertConversationRows(db, winners);
+      await insertChildRows(db, derived);
+    },
+  );
+  await db.run(
+    `UPDATE raw_conversations r SET invalid_reason = s.invalid_reason, detail_state = s.detail_state, is_final = s.is_final
+     FROM _detail_states s WHERE r.id = s.id`,
+  );
+  // Then every listed conversation whose row no usable detail gave.
+  await pages<{ id: string; space: string; listed_at: Date; body: string; fetched_at: Date | null; detail_state: string | null; deleted_at: Date | null }>(
+    db,
+    'raw_listed_conversations',
+    (range) => `SELECT l.id, l.space, l.listed_at, l.body, d.fetched_at, s.detail_state, x.seen_deleted_at AS deleted_at
+      FROM (SELECT rowid, * FROM raw_listed_conversations WHERE ${range}) l
+      LEFT JOIN _detail_states s USING (id)
+      LEFT JOIN (SELECT id, fetched_at FROM raw_conversations WHERE invalid_reason IS NULL) d USING (id)
+      LEFT JOIN deleted_conversations x USING (id)
+      WHERE d.id IS NULL OR d.fetched_at < l.listed_at`,
+    (rows) =>
+      insertConversationRows(
+        db,
+        rows.map((r) => ({
           id: r.id,
-          normalised: r.body === '' ? setAsideUnstorable(r.invalid_reason ?? 'body is empty') : normaliseDetailText(r.body ?? bodies.get(r.id) ?? '', r.id),
-        }));
-        await stage(db, '_detail_state_rows', ['id', 'invalid_reason', 'detail_state', 'is_final'], derived.map((d) => {
-          const n = d.normalised;
-          return [d.id, n.usable ? null : n.reason, detailState(n), String(n.usable && n.fields.is_final)];
-        }));
-        await db.run(`INSERT INTO _detail_states SELECT id, invalid_reason, detail_state, is_final::BOOLEAN FROM _detail_state_rows`);
-        // a usable detail fetched at or after its listing is the conversation's row
-        const winners = rows.flatMap((r, i) => {
-          const n = derived[i]!.normalised;
-          if (!n.usable || (r.listed_at !== null && r.fetched_at < r.listed_at)) return [];
-          return [{ id: r.id, space: r.space, fields: n.fields, listedAt: r.listed_at, detailFetchedAt: r.fetched_at, detailState: detailState(n), deletedAt: r.deleted_at }];
-        });
-        await insertConversationRows(db, winners);
-        await insertChildRows(db, derived);
-      },
-    );
-    await db.run(
-      `UPDATE raw_conversations r SET invalid_reason = s.invalid_reason, detail_state = s.detail_state, is_final = s.is_final
-       FROM _detail_states s WHERE r.id = s.id`,
-    );
-    // Then every listed conversation whose row no usable detail gave.
-    await pages<{ id: string; space: string; listed_at: Date; body: string; fetched_at: Date | null; detail_state: string | null; deleted_at: Date | null }>(
-      db,
-      'raw_listed_conversations',
-      (range) => `SELECT l.id, l.space, l.listed_at, l.body, d.fetched_at, s.detail_state, x.seen_deleted_at AS deleted_at
-        FROM (SELECT rowid, * FROM raw_listed_conversations WHERE ${range}) l
-        LEFT JOIN _detail_states s USING (id)
-        LEFT JOIN (SELECT id, fetched_at FROM raw_conversations WHERE invalid_reason IS NULL) d USING (id)
-        LEFT JOIN deleted_conversations x USING (id)
-        WHERE d.id IS NULL OR d.fetched_at < l.listed_at`,
-      (rows) =>
-        insertConversationRows(
-          db,
-          rows.map((r) => ({
-            id: r.id,
-            space: r.space,
-            fields: normaliseSummary(parseOrNull(r.body)),
-            listedAt: r.listed_at,
-            detailFetchedAt: r.fetched_at,
-            detailState: r.detail_state,
-            deletedAt: r.deleted_at,
-          })),
-        ),
-    );
-    await db.run('DROP TABLE _detail_states');
-    await deriveSpaceConfig(db);
-  });
+          space: r.space,
+          fields: normaliseSummary(parseOrNull(r.body)),
+          listedAt: r.listed_at,
+          detailFetchedAt: r.fetched_at,
+          detailState: r.detail_state,
+          deletedAt: r.deleted_at,
+        })),
+      ),
+  );
+  await db.run('DROP TABLE _detail_states');
+  await deriveSpaceConfig(db);
 }
 
 /** The bodies kept in parts (raw_conversation_parts), whole again, by id. */

@@ -3,8 +3,9 @@
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
 import { ERASURES_DDL } from '../erase/schema.js';
+import { REDACTION_AT_REST_DDL } from './at-rest.js';
 
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -215,6 +216,7 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         AND (gap.from_text = 'beginning' OR try_cast(gap.from_text AS TIMESTAMPTZ) IS NOT NULL);`,
   // The erasure log and tombstones of `forget` and retention (src/erase/schema.ts).
   9: ERASURES_DDL,
+  10: REDACTION_AT_REST_DDL, // the spaces redacted at rest (src/store/at-rest.ts)
 };
 
 export const SCHEMA_SQL = `
@@ -385,6 +387,7 @@ CREATE TABLE IF NOT EXISTS listing_gaps (
 
 -- Conversations erased (forget, retention): never stored or fetched again (src/erase/schema.ts).
 ${ERASURES_DDL}
+${REDACTION_AT_REST_DDL}
 
 CREATE TABLE IF NOT EXISTS sync_errors (
   run_id INTEGER NOT NULL,

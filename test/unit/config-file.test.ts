@@ -65,8 +65,9 @@ api_key = "np_live_secret"
 
   it('refuses unknown keys, naming the line, the table and the keys a space takes', () => {
     expect(refusal(`[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\nmax_rmp = 45\n`)).toMatch(
-      /line 4: unknown key "max_rmp" in \[\[space\]\] #1 — a space takes base_url, api_key_env, api_key_file, max_rpm, slug, retain_days, erase_deleted$/,
+      /line 4: unknown key "max_rmp" in \[\[space\]\] #1 — a space takes base_url, api_key_env, api_key_file, max_rpm, slug, retain_days, erase_deleted, redact_at_rest$/,
     );
+    expect(refusal(`[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\nredact_at_rest = "yes"\n`)).toMatch(/line 4: redact_at_rest in \[\[space\]\] #1 must be true or false$/);
     expect(refusal(`db = "x.duckdb"\n[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\n`)).toMatch(/line 1: unknown setting "db"/);
     expect(refusal(`[space]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\n`)).toMatch(/line 1: space must be written \[\[space\]\]/);
   });

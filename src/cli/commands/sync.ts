@@ -8,6 +8,7 @@ import { describeListingGap, describeSummary, problemOf, translate, type SyncFla
 import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
 import { interruptible, parseRunFlags } from '../sync/flags.js';
+import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
 
 export function registerSync(program: Command): void {
   withApiOptions(program.command('sync'))
@@ -30,6 +31,8 @@ export function registerSync(program: Command): void {
     .option('--max-rpm <n>', 'stay under this many requests per minute (leave room for other integrations)')
     .option('--retain-days <n>', 'after the sync, erase conversations that started more than N days ago (as `forget` does)')
     .option('--erase-deleted', 'after the sync, erase conversations deleted at the source (as `forget` does)')
+    .option('--redact-at-rest', 'redact each conversation before it is stored, for good (key: $CONVODUCK_REDACT_KEY[_FILE]; default: $CONVODUCK_REDACT_AT_REST)')
+    .option('--no-redact-at-rest', 'do not, even when CONVODUCK_REDACT_AT_REST is set (refused for a space stored redacted)')
     .option('--json', 'print the run summary as JSON on stdout')
     .option('--config <file>', 'crawl every [[space]] of this TOML file into the database (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space of the config (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
@@ -54,12 +57,20 @@ A config file lists the spaces; keys stay outside it:
   max_rpm = 45                               # optional, as --max-rpm
   retain_days = 90                           # optional, as --retain-days
   erase_deleted = true                       # optional, as --erase-deleted
+  redact_at_rest = true                      # optional, as --redact-at-rest
 
 Data the API sends that convoduck did not expect never fails a run: a value whose meaning is
 clear is coerced by a documented rule; a detail that cannot be stored as rows is set aside (its
 raw body kept, the reason in raw_conversations.invalid_reason, fetched again once its list entry
 changes or with --retry-set-aside); a conversation deleted at the source is marked deleted and
 never asked for again. The api_drift report says what the API sent that the schema does not know.
+
+--redact-at-rest replaces e-mail addresses, phone, card and IBAN numbers in each conversation
+(raw body included) and session_ref by a keyed hash before anything is stored: irreversible
+(rebuild cannot bring the text back). The key comes from CONVODUCK_REDACT_KEY or
+CONVODUCK_REDACT_KEY_FILE. The database records it per space: a later sync of that space without
+it, or with another key, is refused (exit 2). Turned on for a space stored in clear text, it first
+redacts what is stored and rewrites the file, so that no clear byte remains.
 
 Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad settings,
 3 the API refused the key (401/403), 130 interrupted (what was fetched is kept).
@@ -102,6 +113,7 @@ async function runSync(
   const settings = resolveApiSettings(flags);
   onKey(settings.apiKey);
   const dbPath = resolveDbPath(flags.db);
+  const [redactAtRest] = resolveRedactAtRest(flags.redactAtRest, [undefined]);
 
   const progress = progressPrinter();
   let signal: AbortSignal | undefined;
@@ -110,7 +122,7 @@ async function runSync(
     const { sync } = await import('../../crawler/sync.js');
     const summary = await interruptible((aborted) => {
       signal = aborted;
-      return sync({ ...settings, ...run, dbPath, signal: aborted, onProgress: progress.update });
+      return sync({ ...settings, ...run, dbPath, redactAtRest, onStoredRedacted: storedRedacted(dbPath), signal: aborted, onProgress: progress.update });
     });
     progress.finish();
     return { summary, dbPath, retention: run.retention };

@@ -24,9 +24,11 @@ export interface SpaceEntry {
   retainDays?: number;
   /** erase its conversations deleted at the source after each sync */
   eraseDeleted?: boolean;
+  /** redact its conversations before they are stored (src/redact/at-rest.ts) */
+  redactAtRest?: boolean;
 }
 
-export const SPACE_KEYS = ['base_url', 'api_key_env', 'api_key_file', 'max_rpm', 'slug', 'retain_days', 'erase_deleted'] as const;
+export const SPACE_KEYS = ['base_url', 'api_key_env', 'api_key_file', 'max_rpm', 'slug', 'retain_days', 'erase_deleted', 'redact_at_rest'] as const;
 
 /** A config file that cannot be used as it is: exit 2, one line naming the file and line. */
 export class ConfigFileError extends UsageError {
@@ -148,6 +150,10 @@ function checkTable(
   if (table.erase_deleted !== undefined) {
     if (typeof table.erase_deleted !== 'boolean') throw at(lineOf('erase_deleted'), `erase_deleted in ${label} must be true or false`);
     entry.eraseDeleted = table.erase_deleted;
+  }
+  if (table.redact_at_rest !== undefined) {
+    if (typeof table.redact_at_rest !== 'boolean') throw at(lineOf('redact_at_rest'), `redact_at_rest in ${label} must be true or false`);
+    entry.redactAtRest = table.redact_at_rest;
   }
   return entry;
 }

@@ -91,6 +91,8 @@ export interface SpaceSettings extends ApiSettings {
   /** retention (src/erase/retention.ts): the config's retain_days and erase_deleted */
   retainDays?: number;
   eraseDeleted?: boolean;
+  /** the config's redact_at_rest */
+  redactAtRest?: boolean;
   /** where the key came from, for the line that says it was refused (never the key) */
   keySource: string;
   /** why the key could not be read (unset variable, unreadable file); apiKey is then empty */
@@ -191,5 +193,6 @@ function spaceSettings(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv):
   if (entry.slug !== undefined) settings.slug = entry.slug;
   if (entry.retainDays !== undefined) settings.retainDays = entry.retainDays;
   if (entry.eraseDeleted !== undefined) settings.eraseDeleted = entry.eraseDeleted;
+  if (entry.redactAtRest !== undefined) settings.redactAtRest = entry.redactAtRest;
   return settings;
 }

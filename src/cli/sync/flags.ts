@@ -18,6 +18,8 @@ export interface RunFlags {
   maxRpm?: string;
   retainDays?: string;
   eraseDeleted?: boolean;
+  /** --redact-at-rest / --no-redact-at-rest (resolved by config/redaction.ts) */
+  redactAtRest?: boolean;
 }
 
 export interface RunSettings {

@@ -15,6 +15,7 @@ import { spacesProgressPrinter } from './spaces-progress.js';
 import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './outcome.js';
 import { interruptible, parseRunFlags } from './flags.js';
 import { retainAfterSync } from './retain-after-sync.js';
+import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
 
 export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, configFile: string | null): Promise<void> {
   let keys: string[] = [];
@@ -28,13 +29,15 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     const only = asked.filter((slug) => !unreadable.some((s) => s.slug === slug));
     keys = spaces.map((s) => s.apiKey);
     const dbPath = resolveDbPath(flags.db);
-    const targets: SpaceTarget[] = spaces.map((s) => ({
+    const atRest = resolveRedactAtRest(flags.redactAtRest, spaces.map((s) => s.redactAtRest));
+    const targets: SpaceTarget[] = spaces.map((s, i) => ({
       label: s.label,
       baseUrl: s.baseUrl,
       apiKey: s.apiKey,
       // --max-rpm caps every space; a space's own max_rpm may be lower
       maxRpm: minDefined(s.maxRpm, run.maxRpm),
       windowMs: run.windowMs,
+      redactAtRest: atRest[i] ?? null,
       ...(s.slug !== undefined ? { slug: s.slug } : {}),
     }));
     const progress = spacesProgressPrinter();
@@ -53,6 +56,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
           full: run.full,
           retrySetAside: run.retrySetAside,
           overlapMs: run.overlapMs,
+          onStoredRedacted: storedRedacted(dbPath),
           signal,
           onProgress: progress.update,
         }),
