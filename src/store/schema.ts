@@ -3,8 +3,9 @@
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
 import { ERASURES_DDL } from '../erase/schema.js';
+import { SEARCH_DDL, SEARCH_MIGRATION } from '../search/schema.js';
 
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -215,6 +216,8 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         AND (gap.from_text = 'beginning' OR try_cast(gap.from_text AS TIMESTAMPTZ) IS NOT NULL);`,
   // The erasure log and tombstones of `forget` and retention (src/erase/schema.ts).
   9: ERASURES_DDL,
+  // The search index (src/search/schema.ts), built from the turns already stored.
+  10: SEARCH_MIGRATION,
 };
 
 export const SCHEMA_SQL = `
@@ -382,6 +385,9 @@ CREATE TABLE IF NOT EXISTS listing_gaps (
   served INTEGER NOT NULL,
   recorded_at TIMESTAMPTZ NOT NULL
 );
+
+-- The transcript search index (src/search/schema.ts).
+${SEARCH_DDL}
 
 -- Conversations erased (forget, retention): never stored or fetched again (src/erase/schema.ts).
 ${ERASURES_DDL}
