@@ -41,6 +41,8 @@ export interface ReportFilters {
   days?: number;
   /** only these spaces: every table is read as if the database held only their rows (space-scope.ts) */
   spaces?: readonly string[];
+  /** search_matches: the saved query whose matching turns are counted (null: none, no rows) */
+  search?: string | null;
 }
 
 
@@ -54,10 +56,11 @@ export interface ResolvedParams {
   earlySeconds: number;
   minSample: number;
   days: number;
+  search: string | null;
 }
 
 /** Names a report may use as `$name`. */
-export const PARAM_NAMES = ['from', 'to', 'agents', 'channel', 'tz', 'early_seconds', 'min_sample', 'days'] as const;
+export const PARAM_NAMES = ['from', 'to', 'agents', 'channel', 'tz', 'early_seconds', 'min_sample', 'days', 'search'] as const;
 export type ParamName = (typeof PARAM_NAMES)[number];
 
 export function bindValues(p: ResolvedParams): Record<ParamName, DuckDBValue> {
@@ -70,6 +73,7 @@ export function bindValues(p: ResolvedParams): Record<ParamName, DuckDBValue> {
     early_seconds: p.earlySeconds,
     min_sample: p.minSample,
     days: p.days,
+    search: p.search,
   };
 }
 
@@ -82,6 +86,7 @@ export const BIND_TYPES: Record<ParamName, DuckDBType> = {
   early_seconds: INTEGER,
   min_sample: INTEGER,
   days: INTEGER,
+  search: VARCHAR,
 };
 
 /**

@@ -47,6 +47,7 @@ export async function resolveParams(connection: DuckDBConnection, filters: Repor
     earlySeconds: filters.earlySeconds ?? DEFAULT_EARLY_SECONDS,
     minSample: filters.minSample ?? DEFAULT_MIN_SAMPLE,
     days: filters.days ?? DEFAULT_DAYS,
+    search: filters.search ?? null,
   };
 }
 

@@ -26,6 +26,7 @@ interface ReportFlags {
   earlySeconds?: string;
   minSample?: string;
   days?: string;
+  search?: string;
   raw?: boolean;
   excel?: boolean;
   wait: string;
@@ -56,6 +57,7 @@ export function registerReport(program: Command): void {
     .option('--early-seconds <n>', `early_hangups: a voice hang-up within this many seconds is early (default ${DEFAULT_EARLY_SECONDS})`)
     .option('--min-sample <n>', `agent_leaderboard: flag agents with fewer conversations (default ${DEFAULT_MIN_SAMPLE})`)
     .option('--days <n>', `agent_changes: compare the conversations of this many days before and after a change (default ${DEFAULT_DAYS})`)
+    .option('--search <words>', 'search_matches: the query whose matching turns are counted per day (without it, that report has no rows)')
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
     .option('--excel', 'CSV: add a UTF-8 byte-order mark and use CRLF line ends')
     .option('--html', 'write one self-contained page, report.html, with KPI tiles, charts and tables instead')
@@ -98,6 +100,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         minSample: flags.minSample === undefined ? undefined : parsePositiveInt('--min-sample', flags.minSample),
         days: flags.days === undefined ? undefined : parsePositiveInt('--days', flags.days),
         spaces: flags.space ?? [],
+        search: flags.search === undefined ? null : parseSearch(flags.search),
       };
       const onWait = () => process.stderr.write(busyNotice(flags.wait));
       const dbPath = resolveDbPath(flags.db);
@@ -125,6 +128,12 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         },
       });
     });
+}
+
+/** `--search`: some words (an empty one would count nothing and look like a quiet period). */
+function parseSearch(value: string): string {
+  if (value.trim() === '') throw new UsageError('--search is empty: give the words whose matches to count, e.g. --search "refund not received"');
+  return value;
 }
 
 /** `--sql-dir`, else CONVODUCK_SQL_DIR (an empty value is unset), else none. */
