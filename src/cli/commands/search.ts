@@ -37,7 +37,7 @@ export function registerSearch(program: Command): void {
         'the turn was spoken, and a snippet with the matched words between « ». Read-only; works ' +
         'while a sync runs (waits for it up to --wait).',
     )
-    .argument('<words...>', 'what to look for, e.g. "refund not received" (quotes optional)')
+    .argument('[words...]', 'what to look for, e.g. "refund not received" (quotes optional)')
     .option('--limit <n>', 'how many turns to show', '20')
     .option('--format <format>', `output format: ${QUERY_FORMATS.join(', ')} (default: table on a terminal, else csv)`)
     .option('--json', 'the same as --format json')
