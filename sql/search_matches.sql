@@ -41,6 +41,7 @@ SELECT c.started_local::DATE AS day,
        ratio(count(p.conversation_id), count(*)) AS match_rate
 FROM filtered_conversations c
 LEFT JOIN per_conversation p ON p.conversation_id = c.id
+WHERE $search::VARCHAR IS NOT NULL
 GROUP BY ALL
 HAVING count(p.conversation_id) > 0
 ORDER BY day, c.space, c.agent_name, c.agent_id

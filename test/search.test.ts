@@ -153,8 +153,7 @@ async function indexOf(dbPath: string): Promise<{ terms: string[]; turns: string
   const store = await Database.open(dbPath, { readOnly: true });
   try {
     const terms = await store.all<{ r: string }>(
-      `SELECT term || ' ' || conversation_id || ' ' || seq || ' ' || n AS r
-       FROM (SELECT term, conversation_id, seq, count(*) AS n FROM search_terms GROUP BY ALL) ORDER BY r`,
+      `SELECT concat_ws(' ', term, conversation_id, seq, tf, turn_terms) AS r FROM search_terms ORDER BY r`,
     );
     const turns = await store.all<{ r: string }>(`SELECT conversation_id || ' ' || seq || ' ' || terms AS r FROM search_turns ORDER BY r`);
     return { terms: terms.map((x) => x.r), turns: turns.map((x) => x.r) };

@@ -3,7 +3,7 @@
 // its turns go (re-fetched, rebuilt, erased), because the index tables are among its child tables.
 
 import type { Database } from '../store/database.js';
-import { termRowsSql } from './tokenize.js';
+import { indexTurnsSql } from './schema.js';
 
 /**
  * Whether writes index the turns they store. Only the bench turns it off, to measure what
@@ -11,18 +11,8 @@ import { termRowsSql } from './tokenize.js';
  */
 export const searchIndexing = { enabled: true };
 
-/**
- * Indexes the turns of the staged relation `staged` (conversation_id, seq, text; seq may be
- * text): one tokenizing pass into a temp table, from which both index tables are filled.
- */
+/** Indexes the turns of the staged relation `staged` (conversation_id, seq, text), in the caller's transaction. */
 export async function indexStagedTurns(db: Database, staged: string): Promise<void> {
   if (!searchIndexing.enabled) return;
-  await db.run(`CREATE OR REPLACE TEMP TABLE _search_rows AS ${termRowsSql(staged)}`);
-  await db.run(`INSERT INTO search_terms SELECT term, conversation_id, seq::INTEGER FROM _search_rows`);
-  await db.run(`
-    INSERT INTO search_turns
-    SELECT t.conversation_id, t.seq::INTEGER, count(r.term)::INTEGER
-    FROM ${staged} t LEFT JOIN _search_rows r ON r.conversation_id = t.conversation_id AND r.seq = t.seq
-    GROUP BY t.conversation_id, t.seq`);
-  await db.run('DROP TABLE _search_rows');
+  await db.run(indexTurnsSql(staged));
 }

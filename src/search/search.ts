@@ -56,29 +56,30 @@ export interface SearchResult {
 const RANKING_SQL = `
 WITH
 stats AS (SELECT count(*)::DOUBLE AS n, coalesce(avg(terms), 0)::DOUBLE AS avgdl FROM search_turns),
-tf AS (
-  SELECT term, conversation_id, seq, count(*)::DOUBLE AS tf
-  FROM search_terms WHERE term IN (SELECT unnest($terms))
-  GROUP BY ALL),
-df AS (SELECT term, count(*)::DOUBLE AS df FROM tf GROUP BY term),
+hits AS (SELECT * FROM search_terms WHERE term IN (SELECT unnest($terms))),
+df AS (SELECT term, count(*)::DOUBLE AS df FROM hits GROUP BY term),
 scored AS (
-  SELECT tf.conversation_id, tf.seq,
+  SELECT h.conversation_id, h.seq,
          sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
-             * tf.tf * ($k1 + 1) / (tf.tf + $k1 * (1 - $b + $b * d.terms / s.avgdl))) AS score
-  FROM tf JOIN df USING (term) JOIN search_turns d USING (conversation_id, seq) CROSS JOIN stats s
-  GROUP BY tf.conversation_id, tf.seq),
-picked AS (
-  SELECT s.score, c.space, c.agent_id, c.id AS conversation_id, s.seq, t.spoken_at, t.speaker, t.node_key, t.text
-  FROM scored s
-  JOIN conversations c ON c.id = s.conversation_id
-  JOIN transcript_turns t ON t.conversation_id = s.conversation_id AND t.seq = s.seq
+             * h.tf * ($k1 + 1) / (h.tf + $k1 * (1 - $b + $b * h.turn_terms / s.avgdl))) AS score
+  FROM hits h JOIN df USING (term) CROSS JOIN stats s
+  GROUP BY h.conversation_id, h.seq),
+ranked AS (
+  SELECT s.* FROM scored s
+  /*conversation*/ JOIN conversations c ON c.id = s.conversation_id
+  /*turn*/ JOIN transcript_turns t ON t.conversation_id = s.conversation_id AND t.seq = s.seq
   WHERE ($from IS NULL OR c.started_at >= $from)
     AND ($to IS NULL OR c.started_at < $to)
     AND ($agents IS NULL OR list_contains($agents, c.agent_id))
     AND ($channel IS NULL OR c.channel = $channel)
     AND ($speaker IS NULL OR t.speaker = $speaker)
-  ORDER BY s.score DESC, c.id, s.seq
+  ORDER BY s.score DESC, s.conversation_id, s.seq
   LIMIT $limit),
+picked AS (
+  SELECT r.score, c.space, c.agent_id, r.conversation_id, r.seq, t.spoken_at, t.speaker, t.node_key, t.text
+  FROM ranked r
+  JOIN conversations c ON c.id = r.conversation_id
+  JOIN transcript_turns t ON t.conversation_id = r.conversation_id AND t.seq = r.seq),
 pieces AS (
   SELECT *, regexp_extract_all(regexp_replace(coalesce(text, ''), '\\s+', ' ', 'g'), ${sqlString(`${WORD_IN_TEXT}|[^${WORD_IN_TEXT.slice(1)}`)}) AS p
   FROM picked),
@@ -95,6 +96,22 @@ SELECT row_number() OVER (ORDER BY w.score DESC, w.conversation_id, w.seq)::INTE
             || CASE WHEN len(w.p) > w.lo + ${SNIPPET_PIECES - 1} THEN '…' ELSE '' END) AS snippet
 FROM windowed w LEFT JOIN agents a ON a.id = w.agent_id
 ORDER BY rank`;
+
+/**
+ * The ranking with only the joins its filters need before the LIMIT: a query of common words
+ * scores many turns, and joining each to its conversation and turn costs more than the ranking.
+ */
+export function rankingSql(filters: { conversation: boolean; turn: boolean }): string {
+  const keep = (line: string, needed: boolean): string => (needed ? line : '');
+  const lines = RANKING_SQL.split('\n').map((line) => {
+    if (line.includes('/*conversation*/')) return keep(line, filters.conversation);
+    if (line.includes('/*turn*/')) return keep(line, filters.turn);
+    if (!filters.conversation && /\$(from|to|agents|channel) IS NULL/.test(line)) return line.replace(/^(\s*)(WHERE|AND) .*$/, '$1$2 true');
+    if (!filters.turn && line.includes('$speaker IS NULL')) return line.replace(/^(\s*)(WHERE|AND) .*$/, '$1$2 true');
+    return line;
+  });
+  return lines.join('\n');
+}
 
 /** The query's terms as the index reads them (distinct, sorted). */
 export async function queryTerms(connection: DuckDBConnection, query: string): Promise<string[]> {
@@ -114,9 +131,15 @@ export async function searchTurns(dbPath: string, options: SearchOptions): Promi
         `the search query ${JSON.stringify(options.query)} holds no word the index keeps (only stopwords or punctuation): add a more specific word`,
       );
     }
+    const sql = rankingSql({
+      conversation: params.from !== null || params.to !== null || params.agents !== null || params.channel !== null,
+      turn: (options.filters.speaker ?? null) !== null,
+    });
+    const mentioned = <T>(all: Record<string, T>): Record<string, T> =>
+      Object.fromEntries(Object.entries(all).filter(([name]) => new RegExp(`\\$${name}\\b`).test(sql)));
     const result = await db.connection.stream(
-      RANKING_SQL,
-      {
+      sql,
+      mentioned({
         terms: listValue(terms),
         k1: BM25_K1,
         b: BM25_B,
@@ -126,8 +149,8 @@ export async function searchTurns(dbPath: string, options: SearchOptions): Promi
         channel: params.channel,
         speaker: options.filters.speaker ?? null,
         limit: options.limit,
-      },
-      {
+      }),
+      mentioned({
         terms: LIST(VARCHAR),
         k1: DOUBLE,
         b: DOUBLE,
@@ -137,7 +160,7 @@ export async function searchTurns(dbPath: string, options: SearchOptions): Promi
         channel: VARCHAR,
         speaker: VARCHAR,
         limit: INTEGER,
-      },
+      }),
     );
     const sink = new OutputSink(options.out ?? process.stdout);
     try {
