@@ -58,6 +58,7 @@ const ALL_REPORTS = [
   'hourly_volume',
   'node_funnel',
   'outcomes',
+  'search_matches',
   'summary',
   'tool_failure_log',
   'tool_failures',

@@ -56,7 +56,7 @@ export interface SearchResult {
 const RANKING_SQL = `
 WITH
 stats AS (SELECT count(*)::DOUBLE AS n, coalesce(avg(terms), 0)::DOUBLE AS avgdl FROM search_turns),
-hits AS (SELECT * FROM search_terms WHERE term IN (SELECT unnest($terms))),
+hits AS (SELECT * FROM search_terms WHERE term IN (/*term list*/)),
 df AS (SELECT term, count(*)::DOUBLE AS df FROM hits GROUP BY term),
 scored AS (
   SELECT h.conversation_id, h.seq,
@@ -98,12 +98,15 @@ FROM windowed w LEFT JOIN agents a ON a.id = w.agent_id
 ORDER BY rank`;
 
 /**
- * The ranking with only the joins its filters need before the LIMIT: a query of common words
- * scores many turns, and joining each to its conversation and turn costs more than the ranking.
+ * The ranking with only the joins its filters need before the LIMIT (a query of common words
+ * scores many turns, and joining each to its conversation and turn costs more than the ranking),
+ * and the query's terms as parameters $t0, $t1, ….
  */
-export function rankingSql(filters: { conversation: boolean; turn: boolean }): string {
+export function rankingSql(filters: { conversation: boolean; turn: boolean; terms: number }): string {
   const keep = (line: string, needed: boolean): string => (needed ? line : '');
-  const lines = RANKING_SQL.split('\n').map((line) => {
+  // one parameter per term: a list of constants is filtered in the scan, a subquery joined after it
+  const termList = Array.from({ length: filters.terms }, (_, i) => `$t${i}`).join(', ');
+  const lines = RANKING_SQL.replace('/*term list*/', termList).split('\n').map((line) => {
     if (line.includes('/*conversation*/')) return keep(line, filters.conversation);
     if (line.includes('/*turn*/')) return keep(line, filters.turn);
     if (!filters.conversation && /\$(from|to|agents|channel) IS NULL/.test(line)) return line.replace(/^(\s*)(WHERE|AND) .*$/, '$1$2 true');
@@ -134,12 +137,16 @@ export async function searchTurns(dbPath: string, options: SearchOptions): Promi
     const sql = rankingSql({
       conversation: params.from !== null || params.to !== null || params.agents !== null || params.channel !== null,
       turn: (options.filters.speaker ?? null) !== null,
+      terms: terms.length,
     });
+    const termValues = Object.fromEntries(terms.map((term, i) => [`t${i}`, term]));
+    const termTypes = Object.fromEntries(terms.map((_, i) => [`t${i}`, VARCHAR]));
     const mentioned = <T>(all: Record<string, T>): Record<string, T> =>
       Object.fromEntries(Object.entries(all).filter(([name]) => new RegExp(`\\$${name}\\b`).test(sql)));
     const result = await db.connection.stream(
       sql,
       mentioned({
+        ...termValues,
         terms: listValue(terms),
         k1: BM25_K1,
         b: BM25_B,
@@ -151,6 +158,7 @@ export async function searchTurns(dbPath: string, options: SearchOptions): Promi
         limit: options.limit,
       }),
       mentioned({
+        ...termTypes,
         terms: LIST(VARCHAR),
         k1: DOUBLE,
         b: DOUBLE,
