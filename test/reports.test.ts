@@ -63,6 +63,7 @@ const ALL_REPORTS = [
   'outcomes',
   'repeat_contacts',
   'response_times',
+  'search_matches',
   'summary',
   'talk_share',
   'tool_failure_log',

@@ -12,6 +12,7 @@ import type { RealDataResult } from './real-data.js';
 import type { ReportsResult } from './reports.js';
 import type { ScaleResult } from './scale.js';
 import type { SpacesResult } from './spaces.js';
+import { searchDocTable, type SearchBenchResult } from './search.js';
 import type { StoredResult } from './stored.js';
 
 /** What one bench run measured, as run.ts writes it to its JSON. */
@@ -28,6 +29,7 @@ export interface BenchFigures {
     spaces?: SpacesResult;
     stored?: StoredResult[];
     realdata?: RealDataResult;
+    search?: SearchBenchResult;
   };
   /** the goals each section added, by section */
   goals: Record<string, Goal[]>;
@@ -183,6 +185,7 @@ export const BLOCKS: Record<string, Block> = {
   spaces: { section: 'spaces', render: spacesTable },
   stored: { section: 'stored', render: storedTable },
   realdata: { section: 'realdata', render: realDataTables },
+  search: { section: 'search', render: (f) => searchDocTable(f.sections.search!) },
 };
 
 /** The goals a block states, in one line: each with its verdict, or a count when there are many. */

@@ -105,6 +105,8 @@ export interface SyncChildArgs {
   windowMs?: number;
   maxRpm?: number;
   concurrency?: number;
+  /** false: the sync keeps no search index (what indexing costs is measured against it) */
+  searchIndex?: boolean;
 }
 
 /** Runs one sync in a child process and returns what it printed. */

@@ -1,6 +1,6 @@
 // `npm run bench`: how close convoduck comes to what the API allows, and what it costs.
 //
-//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
+//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact,search] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
 //
 // Prints tables on stdout (progress on stderr) and writes the same figures as JSON to
 // reports/bench/bench-<time>.json and reports/bench/latest.json; --write-docs also rewrites the
@@ -21,9 +21,10 @@ import { benchRedact, printRedact } from './redact.js';
 import { benchReports } from './reports.js';
 import { benchScale } from './scale.js';
 import { benchSpaces, type SpacesSettings } from './spaces.js';
+import { benchSearch, printSearch, type SearchBenchSettings } from './search.js';
 import { benchStored } from './stored.js';
 
-const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'stored', 'realdata', 'redact'] as const;
+const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'stored', 'realdata', 'redact', 'search'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -43,6 +44,7 @@ interface Settings {
   realData: { conversations: number; longShare: number; longTurns: number; seeds: number[] };
   /** simulated conversations whose transcript text the redaction throughput runs over */
   redactConversations: number;
+  search: SearchBenchSettings;
 }
 
 const FULL: Settings = {
@@ -59,6 +61,7 @@ const FULL: Settings = {
   storedAdded: 2_000,
   realData: { conversations: 10_000, longShare: 0.01, longTurns: 10_000, seeds: Array.from({ length: 20 }, (_, i) => 201 + i) },
   redactConversations: 5_000,
+  search: { stored: 100_000, added: 2_000, repeats: 7, syncPairs: 2 },
 };
 
 const QUICK: Settings = {
@@ -74,6 +77,7 @@ const QUICK: Settings = {
   storedAdded: 1_000,
   realData: { conversations: 2_000, longShare: 0.01, longTurns: 10_000, seeds: [201, 202, 203, 204] },
   redactConversations: 1_000,
+  search: { stored: 20_000, added: 500, repeats: 5, syncPairs: 1 },
 };
 
 interface Args {
@@ -121,7 +125,7 @@ function parseArgs(argv: string[]): Args {
 
 function usage(error?: string): never {
   const text =
-    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
+    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact,search] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
     '  --quick   smaller N and time-scaled rate windows (about 3 minutes)\n' +
     '  --only    run only these sections\n' +
     `  --cases   run only these budget cases (${budgetCases().map((c) => `${c.key} ${c.algorithm}`).join(', ')})\n` +
@@ -256,6 +260,13 @@ async function main(): Promise<void> {
       const from = goals.length;
       printRedact(r, goals);
       goalsOf('redact', from);
+    }
+    if (only.has('search')) {
+      const r = await timed('search', () => benchSearch(settings.search, work, log));
+      sections.search = r;
+      const from = goals.length;
+      printSearch(r, goals);
+      goalsOf('search', from);
     }
   } finally {
     await budgetSims?.close();

@@ -8,6 +8,7 @@
 import { preferSmallHeap } from '../shared/heap.js';
 import { sync, type SyncProgress } from '../crawler/sync.js';
 import { reportChildFailure } from './child-error.js';
+import { searchIndexing } from '../search/maintain.js';
 
 interface Args {
   baseUrl: string;
@@ -15,6 +16,7 @@ interface Args {
   windowMs?: number;
   maxRpm?: number;
   concurrency?: number;
+  searchIndex?: boolean;
 }
 
 /** The sync's last progress: where a failure happened. */
@@ -25,6 +27,7 @@ async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2] ?? '{}') as Args;
   const apiKey = process.env.CONVODUCK_API_KEY ?? '';
   preferSmallHeap(); // as `convoduck sync` does
+  if (args.searchIndex === false) searchIndexing.enabled = false;
   const summary = await sync({
     baseUrl: args.baseUrl,
     apiKey,

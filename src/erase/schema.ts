@@ -28,5 +28,8 @@ export const CONVERSATION_ROW_TABLES: readonly (readonly [table: string, column:
   ['tool_calls', 'conversation_id'],
   ['node_visits', 'conversation_id'],
   ['detail_drift', 'conversation_id'],
+  // the search index holds the transcripts' words
+  ['search_terms', 'conversation_id'],
+  ['search_turns', 'conversation_id'],
   ['sync_errors', 'conversation_id'],
 ];

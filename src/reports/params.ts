@@ -38,6 +38,8 @@ export interface ReportFilters extends Partial<Record<NumberParamKey, number>> {
   tz?: string;
   /** only these spaces: every table is read as if the database held only their rows (space-scope.ts) */
   spaces?: readonly string[];
+  /** search_matches: the saved query whose matching turns are counted (null: none, no rows) */
+  search?: string | null;
 }
 
 /** The filters after resolution: what is bound. */
@@ -47,6 +49,7 @@ export interface ResolvedParams extends Record<NumberParamKey, number> {
   agents: string[] | null;
   channel: string | null;
   tz: string;
+  search: string | null;
 }
 
 /** Every whole-number parameter: the value given, else its default. */
@@ -55,8 +58,8 @@ export function numberParams(filters: ReportFilters): Record<NumberParamKey, num
 }
 
 /** Names a report may use as `$name`. */
-export type ParamName = 'from' | 'to' | 'agents' | 'channel' | 'tz' | NumberParam['name'];
-export const PARAM_NAMES: readonly ParamName[] = ['from', 'to', 'agents', 'channel', 'tz', ...NUMBER_PARAMS.map((p) => p.name)];
+export type ParamName = 'from' | 'to' | 'agents' | 'channel' | 'tz' | 'search' | NumberParam['name'];
+export const PARAM_NAMES: readonly ParamName[] = ['from', 'to', 'agents', 'channel', 'tz', 'search', ...NUMBER_PARAMS.map((p) => p.name)];
 
 export function bindValues(p: ResolvedParams): Record<ParamName, DuckDBValue> {
   const numbers = Object.fromEntries(NUMBER_PARAMS.map((n) => [n.name, p[n.key]]));
@@ -66,6 +69,7 @@ export function bindValues(p: ResolvedParams): Record<ParamName, DuckDBValue> {
     agents: p.agents ? listValue(p.agents) : null,
     channel: p.channel,
     tz: p.tz,
+    search: p.search,
     ...numbers,
   } as Record<ParamName, DuckDBValue>;
 }
@@ -76,6 +80,7 @@ export const BIND_TYPES = {
   agents: LIST(VARCHAR),
   channel: VARCHAR,
   tz: VARCHAR,
+  search: VARCHAR,
   ...Object.fromEntries(NUMBER_PARAMS.map((n) => [n.name, INTEGER])),
 } as Record<ParamName, DuckDBType>;
 

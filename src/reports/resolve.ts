@@ -44,6 +44,7 @@ export async function resolveParams(connection: DuckDBConnection, filters: Repor
     channel: filters.channel ?? null,
     tz,
     ...numberParams(filters),
+    search: filters.search ?? null,
   };
 }
 

@@ -16,6 +16,7 @@ import { defaultSqlDir, sqlFilesIn } from './catalog.js';
 import { quoteIdent } from './format.js';
 import { BIND_TYPES, type ParamName } from './params.js';
 import { headerField, parseHeader, reportBody } from './sql-file.js';
+import { SEARCH_MACRO_SQL } from '../search/tokenize.js';
 
 export const MATERIALIZATIONS = ['view', 'table'] as const;
 export type Materialization = (typeof MATERIALIZATIONS)[number];
@@ -80,6 +81,8 @@ export async function createSharedRelations(
   relations: readonly SharedRelation[],
   values: Record<ParamName, DuckDBValue>,
 ): Promise<void> {
+  // what a report that takes a search query (sql/search_matches.sql) reads it with
+  await connection.run(SEARCH_MACRO_SQL);
   for (const relation of relations) {
     try {
       const { sql, params } = await creationStatement(connection, relation);

@@ -64,6 +64,8 @@ export class Dataset {
   private readonly skeletonSource: SkeletonSource;
   private readonly conversationSource: ConversationSource;
   private readonly byId = new Map<string, ConversationRecord>();
+  /** turn texts set by setTurnText, by conversation id and seq */
+  private readonly turnTexts = new Map<string, Map<number, string>>();
   private readonly open = new Set<ConversationRecord>();
   private nextIdx = 0;
 
@@ -120,7 +122,27 @@ export class Dataset {
   detail(id: string): ConversationDetail | undefined {
     const rec = this.byId.get(id);
     if (!rec) return undefined;
-    return assembleDetail(this.conversationSource, rec, this.skeleton(rec.idx, rec.startMs));
+    const detail = assembleDetail(this.conversationSource, rec, this.skeleton(rec.idx, rec.startMs));
+    for (const [seq, text] of this.turnTexts.get(id) ?? []) {
+      const turn = detail.transcript?.[seq];
+      if (turn) turn.text = text;
+    }
+    return detail;
+  }
+
+  /**
+   * From now on turn `seq` of conversation `id` says `text` (a phrase a search test looks for).
+   * A turn the transcript does not have is an error.
+   */
+  setTurnText(id: string, seq: number, text: string): void {
+    const turns = this.detail(id)?.transcript;
+    if (!turns) throw new Error(`setTurnText: no conversation ${id}`);
+    if (!(Number.isSafeInteger(seq) && seq >= 0 && seq < turns.length)) {
+      throw new Error(`setTurnText: conversation ${id} has turns 0..${turns.length - 1}, not ${seq}`);
+    }
+    if (!this.turnTexts.has(id)) this.turnTexts.set(id, new Map());
+    this.turnTexts.get(id)!.set(seq, text);
+    this.version++;
   }
 
   /** Truth for tests: the caller of conversation `id` and which of their data its detail holds. */

@@ -6,6 +6,8 @@
 import type { Database, Params } from './database.js';
 import { detailState, normaliseDetailText, normaliseSummary, setAsideUnstorable, type ConversationFields, type Drift, type NormalisedDetail } from './normalise.js';
 import { deriveSpaceConfig } from './space-config.js';
+import { indexStagedTurns } from '../search/maintain.js';
+import { SEARCH_TABLES } from '../search/schema.js';
 
 /** `column IN ($1, …, $n)` for a batch of ids (the same numbered parameters may appear several times). */
 export function inIds(ids: readonly string[], column: string): string {
@@ -85,15 +87,18 @@ export interface DerivedDetail {
   normalised: NormalisedDetail;
 }
 
-/** The tables whose rows belong to one conversation each (by conversation_id). */
-export const CHILD_TABLES = ['transcript_turns', 'tool_calls', 'node_visits', 'detail_drift'] as const;
+/**
+ * The tables whose rows belong to one conversation each (by conversation_id). The search index's
+ * are among them: replacing or rebuilding a conversation's turns replaces its index rows too.
+ */
+export const CHILD_TABLES = ['transcript_turns', 'tool_calls', 'node_visits', 'detail_drift', ...SEARCH_TABLES] as const;
 
 /** The drift rows of a detail: what it held that the schema did not expect, and why one was set aside. */
 function driftOf(n: NormalisedDetail): Drift[] {
   return n.usable ? n.drift : [...n.drift, { path: n.path, kind: 'set_aside', note: n.reason }];
 }
 
-/** Inserts the transcript_turns, tool_calls, node_visits and detail_drift rows of the details. */
+/** Inserts the transcript_turns (and their search index), tool_calls, node_visits and detail_drift rows of the details. */
 export async function insertChildRows(db: Database, details: readonly DerivedDetail[]): Promise<void> {
   const usable = details.filter((d) => d.normalised.usable);
   const rows = function* <T>(pick: (n: Extract<NormalisedDetail, { usable: true }>) => readonly T[], row: (id: string, seq: number, item: T) => (string | null)[]) {
@@ -106,6 +111,7 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
   if (usable.some((d) => (d.normalised as { turns: unknown[] }).turns.length > 0)) {
     await stage(db, '_turn_rows', ['conversation_id', 'seq', 'spoken_at', 'speaker', 'text', 'node_key'], rows((n) => n.turns, (id, seq, t) => [id, String(seq), t.at, t.speaker, t.text, t.node_key]));
     await db.run(`INSERT INTO transcript_turns SELECT conversation_id, seq::INTEGER, try_cast(spoken_at AS TIMESTAMPTZ), speaker, text, node_key FROM _turn_rows`);
+    await indexStagedTurns(db, '_turn_rows');
   }
   if (usable.some((d) => (d.normalised as { toolCalls: unknown[] }).toolCalls.length > 0)) {
     await stage(

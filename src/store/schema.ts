@@ -4,8 +4,9 @@
 
 import { ERASURES_DDL } from '../erase/schema.js';
 import { REDACTION_AT_REST_DDL } from './at-rest.js';
+import { SEARCH_DDL, SEARCH_MIGRATION } from '../search/schema.js';
 
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -217,6 +218,8 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   // The erasure log and tombstones of `forget` and retention (src/erase/schema.ts).
   9: ERASURES_DDL,
   10: REDACTION_AT_REST_DDL, // the spaces redacted at rest (src/store/at-rest.ts)
+  // The search index (src/search/schema.ts), built from the turns already stored.
+  11: SEARCH_MIGRATION,
 };
 
 export const SCHEMA_SQL = `
@@ -384,6 +387,9 @@ CREATE TABLE IF NOT EXISTS listing_gaps (
   served INTEGER NOT NULL,
   recorded_at TIMESTAMPTZ NOT NULL
 );
+
+-- The transcript search index (src/search/schema.ts).
+${SEARCH_DDL}
 
 -- Conversations erased (forget, retention): never stored or fetched again (src/erase/schema.ts).
 ${ERASURES_DDL}

@@ -6,6 +6,7 @@ import { registerForget } from './forget.js';
 import { registerQuery } from './query.js';
 import { registerRebuild } from './rebuild.js';
 import { registerReport } from './report.js';
+import { registerSearch } from './search.js';
 import { registerSimulate } from './simulate.js';
 import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
@@ -20,6 +21,7 @@ export function registerCommands(program: Command): void {
   registerSync(program);
   registerReport(program);
   registerQuery(program);
+  registerSearch(program);
   registerExport(program);
   registerStatus(program);
   registerRebuild(program);

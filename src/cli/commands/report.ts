@@ -25,6 +25,7 @@ interface ReportFlags {
   tz: string;
   /** one per NUMBER_PARAMS entry, by its key */
   [numberParam: string]: unknown;
+  search?: string;
   raw?: boolean;
   excel?: boolean;
   wait: string;
@@ -54,6 +55,7 @@ export function registerReport(program: Command): void {
     .option('--tz <zone>', 'time zone of day, week and hour buckets (IANA name)', 'UTC');
   for (const p of NUMBER_PARAMS) command.option(`${p.flag} <n>`, `${p.help} (default ${p.defaultValue})`);
   command
+    .option('--search <words>', 'search_matches: the query whose matching turns are counted per day (without it, that report has no rows)')
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
     .option('--excel', 'CSV: add a UTF-8 byte-order mark and use CRLF line ends')
     .option('--html', 'write one self-contained page, report.html, with KPI tiles, charts and tables instead')
@@ -93,6 +95,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         tz: flags.tz,
         ...numberFlags(flags),
         spaces: flags.space ?? [],
+        search: flags.search === undefined ? null : parseSearch(flags.search),
       };
       const onWait = () => process.stderr.write(busyNotice(flags.wait));
       const dbPath = resolveDbPath(flags.db);
@@ -126,6 +129,12 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
 function numberFlags(flags: ReportFlags): Partial<Record<(typeof NUMBER_PARAMS)[number]['key'], number>> {
   const given = NUMBER_PARAMS.filter((p) => typeof flags[p.key] === 'string');
   return Object.fromEntries(given.map((p) => [p.key, parsePositiveInt(p.flag, flags[p.key] as string)]));
+}
+
+/** `--search`: some words (an empty one would count nothing and look like a quiet period). */
+function parseSearch(value: string): string {
+  if (value.trim() === '') throw new UsageError('--search is empty: give the words whose matches to count, e.g. --search "refund not received"');
+  return value;
 }
 
 /** `--sql-dir`, else CONVODUCK_SQL_DIR (an empty value is unset), else none. */
