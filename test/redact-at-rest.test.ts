@@ -3,9 +3,8 @@
 // or any table, nor in a report or an export; every conversation and row count as a clear sync
 // has them; `rebuild` re-derives the same redacted rows; a run without the setting (or another
 // key, or a missing key) on that database exits 2 with one line and leaves the file as it was.
-import { DuckDBInstance } from '@duckdb/node-api';
 import { createHash } from 'node:crypto';
-import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REWRITE_PENDING } from '../src/erase/erase.js';
@@ -13,6 +12,7 @@ import { keyedHash } from '../src/redact/index.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { runCli } from './support/cli.js';
+import { folderText } from './support/folder-text.js';
 import { fileBytes, foundIn, snapshotTables, type Snapshot } from './support/db-snapshot.js';
 import { scratch } from './support/scratch.js';
 
@@ -87,25 +87,6 @@ async function counts(path: string): Promise<Record<string, number>> {
     for (const t of COUNTED) out[t] = (await db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${t}`))!.n;
     return out;
   }, { readOnly: true });
-}
-
-/** Every file under `dir` as text; Parquet read back through DuckDB (its pages are compressed). */
-async function folderText(dir: string): Promise<string> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  const texts: string[] = [];
-  const walk = async (d: string): Promise<void> => {
-    for (const entry of readdirSync(d)) {
-      const path = join(d, entry);
-      if (statSync(path).isDirectory()) await walk(path);
-      else if (path.endsWith('.parquet')) texts.push(JSON.stringify((await connection.runAndReadAll(`SELECT * FROM read_parquet('${path.replace(/'/g, "''")}')`)).getRowsJson()));
-      else texts.push(readFileSync(path, 'utf8'));
-    }
-  };
-  await walk(dir);
-  connection.closeSync();
-  instance.closeSync();
-  return texts.join('\n');
 }
 
 describe('sync --redact-at-rest', () => {

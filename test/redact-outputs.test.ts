@@ -2,13 +2,13 @@
 // IBAN of the simulator's truth in report CSV/Parquet/HTML, `query` output or an `export` folder,
 // and session_ref replaced by its keyed hash (the same in every output, so joins still work).
 // Without --redact the same outputs hold them: the check can fail. Names are not caught (documented).
-import { DuckDBInstance } from '@duckdb/node-api';
-import { copyFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keyedHash } from '../src/redact/index.js';
 import type { Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
+import { folderText } from './support/folder-text.js';
 import { scratch } from './support/scratch.js';
 
 const { simulator, fileDir } = scratch('redact-outputs');
@@ -41,27 +41,6 @@ async function cli(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<strin
   const r = await runCli(args, env(extra));
   expect(r.code, r.stderr).toBe(0);
   return r.stdout;
-}
-
-/** Every file under `dir` as text; Parquet files read back through DuckDB (their pages are compressed). */
-async function folderText(dir: string): Promise<string> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  const texts: string[] = [];
-  const walk = async (d: string): Promise<void> => {
-    for (const entry of readdirSync(d)) {
-      const path = join(d, entry);
-      if (statSync(path).isDirectory()) await walk(path);
-      else if (path.endsWith('.parquet')) {
-        const reader = await connection.runAndReadAll(`SELECT * FROM read_parquet('${path.replace(/'/g, "''")}')`);
-        texts.push(JSON.stringify(reader.getRowsJson()));
-      } else texts.push(readFileSync(path, 'utf8'));
-    }
-  };
-  await walk(dir);
-  connection.closeSync();
-  instance.closeSync();
-  return texts.join('\n');
 }
 
 const leaked = (text: string) => needles.filter((n) => text.includes(n));

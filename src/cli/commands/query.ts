@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { QUERY_FORMATS, type QueryFormat } from '../../query/formats.js';
+import { QUERY_FORMATS } from '../../query/formats.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
 import { parseDurationArg } from '../../shared/time.js';
-import { parseChoice, parsePositiveInt } from '../parse.js';
+import { parsePositiveInt, parseRowsFormat } from '../parse.js';
 
 interface QueryFlags {
   db?: string;
@@ -60,11 +60,7 @@ Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usa
     .action(async (sqlArg: string | undefined, flags: QueryFlags) => {
       const sql = readSql(sqlArg, flags.file);
       const redaction = resolveRedaction(flags.redact);
-      const format: QueryFormat = flags.format
-        ? parseChoice('--format', flags.format, QUERY_FORMATS)
-        : process.stdout.isTTY
-          ? 'table'
-          : 'csv';
+      const format = parseRowsFormat(flags.format);
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
       const maxCellWidth = parsePositiveInt('--max-width', flags.maxWidth);
       const [{ runQuery }, { busyNotice }] = await Promise.all([import('../../query/query.js'), import('../../store/read-only.js')]);

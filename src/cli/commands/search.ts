@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { KNOWN_CHANNELS } from '../../api/types.js';
-import { QUERY_FORMATS, type QueryFormat } from '../../query/formats.js';
+import { QUERY_FORMATS } from '../../query/formats.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { UsageError } from '../errors.js';
-import { parseChoice, parsePositiveInt } from '../parse.js';
+import { parseChoice, parsePositiveInt, parseRowsFormat } from '../parse.js';
 
 interface SearchFlags {
   db?: string;
@@ -76,13 +76,7 @@ Exit codes: 0 ok (also when nothing matches), 1 database busy for longer than --
       if (flags.json && flags.format !== undefined && flags.format !== 'json') {
         throw new UsageError(`--json and --format ${flags.format} disagree: give one of them`);
       }
-      const format: QueryFormat = flags.json
-        ? 'json'
-        : flags.format
-          ? parseChoice('--format', flags.format, QUERY_FORMATS)
-          : process.stdout.isTTY
-            ? 'table'
-            : 'csv';
+      const format = flags.json ? 'json' : parseRowsFormat(flags.format);
       const limit = parsePositiveInt('--limit', flags.limit);
       const maxCellWidth = parsePositiveInt('--max-width', flags.maxWidth);
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
