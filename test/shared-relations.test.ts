@@ -69,8 +69,11 @@ describe('the package’s shared relations', () => {
       'filtered_conversations',
       'filtered_node_visits',
       'filtered_tool_calls',
+      'filtered_turns',
+      'answers',
       'flow_nodes',
       'node_visitors',
+      'repeated_turns',
       'tool_failure_impact',
       'last_node_outcomes',
     ]);

@@ -35,12 +35,13 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   if (early) client.limiter.seedEarlierSends(early.sentAt.map((t) => Date.now() - t), early.keyLimit ?? undefined);
   const writer = new BatchWriter(options.dbPath, { checkpoint: options.checkpointMemoryLimit, write: options.writerMemoryLimit, raised: options.raisedMemoryLimit });
   try {
-    // The first request proves the key (a 401 leaves the database untouched) and names the space,
-    // whose redaction at rest is checked (stored clear text redacted) before the crawl begins.
-    const space = (await client.getSpace()).slug;
-    const redacted = await prepareAtRest(options.dbPath, writer, [{ space, redaction: options.redactAtRest ?? null }], options.now ?? (() => new Date()));
-    for (const [name, bodies] of redacted) options.onStoredRedacted?.(name, bodies);
-    return await crawlSpace(options, { client, writer, space, ...(early ? { seeded: early.space } : {}) });
+    // Redaction at rest is checked (stored clear text redacted) once the crawl's first request has
+    // named the space, before anything is stored; that request shows on the progress line like any.
+    const onSpace = async (space: string): Promise<void> => {
+      const redacted = await prepareAtRest(options.dbPath, writer, [{ space, redaction: options.redactAtRest ?? null }], options.now ?? (() => new Date()));
+      for (const [name, bodies] of redacted) options.onStoredRedacted?.(name, bodies);
+    };
+    return await crawlSpace(options, { client, writer, onSpace, ...(early ? { seeded: early.space } : {}) });
   } finally {
     // a write resolves before its opening of the file is closed: the file is free only once idle
     await writer.idle();
