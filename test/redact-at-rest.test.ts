@@ -162,7 +162,7 @@ describe('a run that does not fit the database: exit 2, one line, the file uncha
 
   it('without the setting, with it switched off, or with another key, on a database synced with it', async () => {
     const db = copyOf(restDb);
-    const off = /^convoduck: space \S+ in .* is redacted at rest \(since [^)]+\) and this run is not — sync it with --redact-at-rest/;
+    const off = /^convoduck: space \S+ in .* is redacted at rest \(since [^)]+\) and this run is not — sync it with --redact-at-rest/m;
     await refused(db, ['sync'], {}, off);
     await refused(db, ['sync', '--full'], { CONVODUCK_REDACT_AT_REST: '0' }, off);
     await refused(db, ['sync', '--no-redact-at-rest'], { CONVODUCK_REDACT_AT_REST: '1' }, off);
