@@ -31,29 +31,24 @@
 -- Parameters: --from, --to, --agent, --channel (filters); --last-turns (default 4),
 -- --slow-seconds (default 10), --loop-visits (default 2).
 
-WITH last_turn AS (
-  SELECT conversation_id, any_value(space) AS space, any_value(agent_id) AS agent_id,
-         any_value(outcome) AS outcome, max(seq) AS last_seq
+WITH window_turns AS (
+  -- turns_after, response_sec and repeat_of_seq are worked out as each turn is stored
+  SELECT conversation_id, seq, spoken_at, speaker, node_key, response_sec, repeat_of_seq, space, agent_id, outcome
   FROM filtered_turns
-  WHERE outcome IN ('completed', 'transferred', 'hung_up')
-  GROUP BY conversation_id
-),
-window_turns AS (
-  SELECT t.conversation_id, t.seq, t.spoken_at, t.node_key
-  FROM last_turn l
-  JOIN transcript_turns t ON t.conversation_id = l.conversation_id AND t.seq > l.last_seq - $last_turns::INTEGER
+  WHERE outcome IN ('completed', 'transferred', 'hung_up') AND turns_after < $last_turns::INTEGER
 ),
 windows AS (
-  SELECT l.*, l.last_seq - $last_turns::INTEGER + 1 AS window_seq, w.window_start
-  FROM last_turn l
-  LEFT JOIN (SELECT conversation_id, min(spoken_at) AS window_start FROM window_turns GROUP BY conversation_id) w
-    ON w.conversation_id = l.conversation_id
+  SELECT conversation_id, any_value(space) AS space, any_value(agent_id) AS agent_id,
+         any_value(outcome) AS outcome, min(spoken_at) AS window_start
+  FROM window_turns
+  GROUP BY conversation_id
 ),
 entries AS (
-  SELECT conversation_id, node_key, count(*) AS node_entries
-  FROM filtered_node_visits
-  WHERE conversation_id IN (SELECT conversation_id FROM last_turn)
-  GROUP BY conversation_id, node_key
+  SELECT v.conversation_id, v.node_key, count(*) AS node_entries
+  FROM filtered_node_visits v
+  JOIN (SELECT DISTINCT conversation_id, node_key FROM window_turns) w
+    ON w.conversation_id = v.conversation_id AND w.node_key = v.node_key
+  GROUP BY v.conversation_id, v.node_key
 ),
 events AS (
   SELECT DISTINCT w.conversation_id, 'failed_tool' AS event, NULL AS node_key
@@ -61,24 +56,22 @@ events AS (
   JOIN filtered_tool_calls k ON k.conversation_id = w.conversation_id
   WHERE k.failed AND k.called_at >= w.window_start
   UNION
-  SELECT DISTINCT w.conversation_id, 'slow_answer', NULL
-  FROM windows w
-  JOIN answers s ON s.conversation_id = w.conversation_id
-  WHERE s.response_sec > $slow_seconds::INTEGER AND s.seq >= w.window_seq
+  SELECT DISTINCT conversation_id, 'slow_answer', NULL
+  FROM window_turns
+  WHERE response_sec > $slow_seconds::INTEGER
   UNION
-  SELECT DISTINCT w.conversation_id, 'repeat', NULL
-  FROM windows w
-  JOIN repeated_turns r ON r.conversation_id = w.conversation_id
-  WHERE r.seq >= w.window_seq
+  SELECT DISTINCT conversation_id, 'repeat', NULL
+  FROM window_turns
+  WHERE repeat_of_seq IS NOT NULL
   UNION
   SELECT DISTINCT t.conversation_id, 'loop', NULL
   FROM window_turns t
   JOIN entries e ON e.conversation_id = t.conversation_id AND e.node_key = t.node_key
   WHERE e.node_entries > $loop_visits::INTEGER
   UNION
-  SELECT DISTINCT t.conversation_id, 'node', t.node_key
-  FROM window_turns t
-  WHERE t.node_key IS NOT NULL
+  SELECT DISTINCT conversation_id, 'node', node_key
+  FROM window_turns
+  WHERE node_key IS NOT NULL
 ),
 totals AS (
   SELECT space, agent_id, outcome, count(*) AS n

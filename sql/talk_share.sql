@@ -25,44 +25,24 @@
 --
 -- Parameters: --from, --to, --agent, --channel (filters).
 
-WITH turns AS (
-  SELECT conversation_id, seq, speaker,
-         -- counting the blanks is much faster than a regular expression, and exact unless the
-         -- text has blanks other than single spaces between words
-         CASE WHEN text = '' OR contains(text, '  ') OR contains(text, chr(10)) OR contains(text, chr(13))
-                   OR contains(text, chr(9)) OR contains(text, chr(12)) OR starts_with(text, ' ') OR ends_with(text, ' ')
-              THEN len(regexp_extract_all(text, '[^ \t\n\r\f]+'))
-              ELSE len(text) - len(replace(text, ' ', '')) + 1
-         END AS words
+WITH per_conversation AS (
+  -- words and agent_run are worked out as each turn is stored (transcript_turns)
+  SELECT conversation_id,
+         count(*) FILTER (WHERE speaker = 'agent')                     AS agent_turns,
+         count(*) FILTER (WHERE speaker = 'caller')                    AS caller_turns,
+         coalesce(sum(words) FILTER (WHERE speaker = 'agent'), 0)      AS agent_words,
+         coalesce(sum(words) FILTER (WHERE speaker = 'caller'), 0)     AS caller_words,
+         coalesce(max(agent_run), 0)                                   AS longest_agent_run
   FROM filtered_turns
   WHERE outcome IS NOT NULL AND speaker IN ('agent', 'caller')
-),
-runs AS (
-  -- the agent's turns of one run have consecutive seq: seq − their rank is constant within it
-  SELECT conversation_id, max(n) AS longest_agent_run
-  FROM (SELECT conversation_id, count(*) AS n
-        FROM (SELECT conversation_id, seq - row_number() OVER (PARTITION BY conversation_id ORDER BY seq) AS run
-              FROM turns WHERE speaker = 'agent')
-        GROUP BY conversation_id, run)
   GROUP BY conversation_id
-),
-per_conversation AS (
-  SELECT t.conversation_id,
-         count(*) FILTER (WHERE t.speaker = 'agent')              AS agent_turns,
-         count(*) FILTER (WHERE t.speaker = 'caller')             AS caller_turns,
-         coalesce(sum(t.words) FILTER (WHERE t.speaker = 'agent'), 0)  AS agent_words,
-         coalesce(sum(t.words) FILTER (WHERE t.speaker = 'caller'), 0) AS caller_words
-  FROM turns t
-  GROUP BY t.conversation_id
 ),
 joined AS (
   SELECT c.space, c.agent_id, c.channel, c.duration_sec, p.*,
-         coalesce(r.longest_agent_run, 0) AS longest_agent_run,
          ratio(p.agent_words, p.agent_words + p.caller_words) AS agent_word_share,
          CASE WHEN c.duration_sec > 0 THEN p.caller_turns / (c.duration_sec / 60.0) END AS caller_turns_per_minute
   FROM per_conversation p
   JOIN filtered_conversations c ON c.id = p.conversation_id
-  LEFT JOIN runs r ON r.conversation_id = p.conversation_id
 )
 SELECT j.space, j.agent_id, a.name AS agent_name, j.channel,
        count(*)                                                       AS conversations,

@@ -6,14 +6,7 @@
 -- Columns:
 --   conversation_id, seq, spoken_at, node_key, space, agent_id, outcome   as in filtered_turns
 
-WITH said_twice AS (
-  SELECT conversation_id, text, min(seq) AS first_seq
-  FROM filtered_turns
-  WHERE speaker = 'agent'
-  GROUP BY conversation_id, text
-  HAVING count(*) > 1
-)
-SELECT t.conversation_id, t.seq, t.spoken_at, t.node_key, t.space, t.agent_id, t.outcome
-FROM filtered_turns t
-JOIN said_twice s ON s.conversation_id = t.conversation_id AND s.text = t.text AND t.seq > s.first_seq
-WHERE t.speaker = 'agent'
+-- the figure is worked out as the turn is stored (transcript_turns.repeat_of_seq)
+SELECT conversation_id, seq, spoken_at, node_key, space, agent_id, outcome
+FROM filtered_turns
+WHERE repeat_of_seq IS NOT NULL

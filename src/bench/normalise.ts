@@ -14,6 +14,7 @@ import { Database } from '../store/database.js';
 import { rebuild } from '../store/derive.js';
 import { SCHEMA_SQL } from '../store/schema.js';
 import { normaliseDetail } from '../store/normalise.js';
+import { turnFiguresSql } from '../store/turn-figures.js';
 import { saveDetails, saveListPage, startRun, type FetchedDetail, type RunCounters } from '../store/writes.js';
 import { generateDataset } from '../simulator/index.js';
 
@@ -141,9 +142,9 @@ export async function benchNormalise(dir: string, n: number, log: (s: string) =>
              data.ended_at IS NOT NULL AND data.outcome IS NOT NULL, now(), now(), 'exact', NULL
       FROM d`);
     await floor.run(`
-      INSERT INTO transcript_turns
-      SELECT id, seq, try_cast("at" AS TIMESTAMPTZ), speaker, text, node_key
-      FROM (SELECT data.id AS id, generate_subscripts(data.transcript, 1) - 1 AS seq, unnest(data.transcript, recursive := true) FROM d)`);
+      INSERT INTO transcript_turns BY NAME
+      ${turnFiguresSql(`(SELECT id AS conversation_id, seq, try_cast("at" AS TIMESTAMPTZ) AS spoken_at, speaker, text, node_key
+        FROM (SELECT data.id AS id, generate_subscripts(data.transcript, 1) - 1 AS seq, unnest(data.transcript, recursive := true) FROM d))`)}`);
     await floor.run(`
       INSERT INTO tool_calls
       SELECT id, seq, try_cast("at" AS TIMESTAMPTZ), tool_id, slug, node_key, status, input_redacted, output_redacted

@@ -5,6 +5,7 @@
 // the same N gives the same data.
 
 import type { Database } from '../store/database.js';
+import { turnFiguresSql } from '../store/turn-figures.js';
 
 export interface ScaleCounts {
   conversations: number;
@@ -114,15 +115,15 @@ export async function generateScaleData(db: Database, n: number, options: ScaleO
       WHERE has_detail`);
 
     await db.run(`
-      INSERT INTO transcript_turns
-      SELECT id, seq, started_at + to_seconds(seq * duration_sec // message_count),
-             CASE WHEN seq % 2 = 0 THEN 'agent' ELSE 'caller' END,
+      INSERT INTO transcript_turns BY NAME
+      ${turnFiguresSql(`(SELECT id AS conversation_id, seq::INTEGER AS seq, started_at + to_seconds(seq * duration_sec // message_count) AS spoken_at,
+             CASE WHEN seq % 2 = 0 THEN 'agent' ELSE 'caller' END AS speaker,
              CASE WHEN seq % 2 = 0
                   THEN 'Thank you, let me check that for you. Your order ' || (100000 + i % 900000) || ' is on its way.'
-                  ELSE 'Hi, I would like to know where my order is, I ordered it last week.' END,
-             'conversation'
+                  ELSE 'Hi, I would like to know where my order is, I ordered it last week.' END AS text,
+             'conversation' AS node_key
       FROM g, range(message_count) r(seq)
-      WHERE has_detail`);
+      WHERE has_detail)`)}`);
 
     // The detail bodies as the API sends them (a report reads is_final and invalid_reason; the
     // transcript is there for a realistic body size).

@@ -6,6 +6,7 @@
 import type { Database, Params } from './database.js';
 import { detailState, normaliseDetailText, normaliseSummary, setAsideUnstorable, type ConversationFields, type Drift, type NormalisedDetail } from './normalise.js';
 import { deriveSpaceConfig } from './space-config.js';
+import { turnFigures } from './turn-figures.js';
 import { indexStagedTurns } from '../search/maintain.js';
 import { SEARCH_TABLES } from '../search/schema.js';
 
@@ -109,8 +110,23 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
     }
   };
   if (usable.some((d) => (d.normalised as { turns: unknown[] }).turns.length > 0)) {
-    await stage(db, '_turn_rows', ['conversation_id', 'seq', 'spoken_at', 'speaker', 'text', 'node_key'], rows((n) => n.turns, (id, seq, t) => [id, String(seq), t.at, t.speaker, t.text, t.node_key]));
-    await db.run(`INSERT INTO transcript_turns SELECT conversation_id, seq::INTEGER, try_cast(spoken_at AS TIMESTAMPTZ), speaker, text, node_key FROM _turn_rows`);
+    const turnRows = function* () {
+      for (const d of usable) {
+        const n = d.normalised as Extract<NormalisedDetail, { usable: true }>;
+        const figures = turnFigures(n.turns);
+        for (let seq = 0; seq < n.turns.length; seq++) {
+          const t = n.turns[seq]!;
+          const f = figures[seq]!;
+          yield [d.id, String(seq), t.at, t.speaker, t.text, t.node_key, f.words === null ? null : String(f.words), f.answersCallerAt, f.repeatOfSeq === null ? null : String(f.repeatOfSeq), f.agentRun === null ? null : String(f.agentRun), String(f.turnsAfter)];
+        }
+      }
+    };
+    await stage(db, '_turn_rows', ['conversation_id', 'seq', 'spoken_at', 'speaker', 'text', 'node_key', 'words', 'answers_caller_at', 'repeat_of_seq', 'agent_run', 'turns_after'], turnRows());
+    await db.run(`INSERT INTO transcript_turns
+      SELECT conversation_id, seq::INTEGER, try_cast(spoken_at AS TIMESTAMPTZ), speaker, text, node_key, words::INTEGER,
+        (epoch_ms(try_cast(spoken_at AS TIMESTAMPTZ)) - epoch_ms(try_cast(answers_caller_at AS TIMESTAMPTZ))) / 1000.0,
+        repeat_of_seq::INTEGER, agent_run::INTEGER, turns_after::INTEGER
+      FROM _turn_rows`);
     await indexStagedTurns(db, '_turn_rows');
   }
   if (usable.some((d) => (d.normalised as { toolCalls: unknown[] }).toolCalls.length > 0)) {

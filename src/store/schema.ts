@@ -5,8 +5,12 @@
 import { ERASURES_DDL } from '../erase/schema.js';
 import { REDACTION_AT_REST_DDL } from './at-rest.js';
 import { SEARCH_DDL, SEARCH_MIGRATION } from '../search/schema.js';
+import { turnFiguresSql } from './turn-figures.js';
 
-export const SCHEMA_VERSION = 11;
+/** Parts the turn figures of a stored database are worked out in (schema 12). */
+const TURN_FIGURES_PARTS = 16;
+
+export const SCHEMA_VERSION = 12;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -100,7 +104,12 @@ const BIG_TABLES = {
   spoken_at TIMESTAMPTZ,
   speaker VARCHAR,
   text VARCHAR,
-  node_key VARCHAR
+  node_key VARCHAR,
+  words INTEGER,
+  response_sec DOUBLE,
+  repeat_of_seq INTEGER,
+  agent_run INTEGER,
+  turns_after INTEGER
 );`,
   tool_calls: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} tool_calls (
   conversation_id VARCHAR NOT NULL,
@@ -220,6 +229,15 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   10: REDACTION_AT_REST_DDL, // the spaces redacted at rest (src/store/at-rest.ts)
   // The search index (src/search/schema.ts), built from the turns already stored.
   11: SEARCH_MIGRATION,
+  // The figures of each turn (turn-figures.ts) from the turns already stored, part by part: each
+  // part's windows are sorted in memory (or spilled) at once.
+  12: `ALTER TABLE transcript_turns RENAME TO transcript_turns_v11;
+      ${BIG_TABLES.transcript_turns()}
+      ${Array.from({ length: TURN_FIGURES_PARTS }, (_, part) =>
+        `INSERT INTO transcript_turns BY NAME ${turnFiguresSql(
+          `(SELECT conversation_id, seq, spoken_at, speaker, text, node_key FROM transcript_turns_v11 WHERE hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part})`,
+        )};`).join('\n')}
+      DROP TABLE transcript_turns_v11;`,
 };
 
 export const SCHEMA_SQL = `
