@@ -1,6 +1,7 @@
-// `report` and `query --format csv` write CSV with one writer and one rule set: the same rows
-// give the same bytes whichever command wrote them (quoting, timestamps, NULL and '', lists,
-// formula neutralisation and --raw). Over a real sync from the simulator and the built CLI.
+// `report` and `query --format csv` write CSV by one rule set: the same rows give the same bytes
+// whichever command wrote them (quoting, timestamps, NULL and '', lists, formula neutralisation
+// and --raw), also when the report's rows are scalar and DuckDB's COPY writes them (csvLinesSql).
+// Over a real sync from the simulator and the built CLI.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,7 +25,10 @@ break'), (chr(9) || 'tab'), ('plain')) AS x(tricky)
 ORDER BY c.id, x.tricky NULLS LAST
 LIMIT 400`;
 
-const REPORT = `-- Title: Same rows
+/** The same rows without the list and struct columns: every column one csvLinesSql renders. */
+const SCALAR_ROWS_SQL = ROWS_SQL.replace(', [c.message_count, 1] AS counts,\n       {\'channel\': c.channel, \'n\': c.message_count} AS shape,', ',');
+
+const reportFile = (sql: string) => `-- Title: Same rows
 --
 -- One row: a conversation beside one tricky text cell.
 --
@@ -33,7 +37,7 @@ const REPORT = `-- Title: Same rows
 --
 -- Parameters: none.
 
-${ROWS_SQL};
+${sql};
 `;
 
 describe('one CSV writer', () => {
@@ -43,14 +47,15 @@ describe('one CSV writer', () => {
     expect((await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath })).status).toBe('ok');
     const sqlDir = join(dirname(dbPath), 'mine');
     mkdirSync(sqlDir);
-    writeFileSync(join(sqlDir, 'same_rows.sql'), REPORT);
+    expect(SCALAR_ROWS_SQL).not.toContain('counts');
 
-    for (const raw of [false, true]) {
+    for (const [sql, raw] of [[ROWS_SQL, false], [ROWS_SQL, true], [SCALAR_ROWS_SQL, false], [SCALAR_ROWS_SQL, true]] as const) {
+      writeFileSync(join(sqlDir, 'same_rows.sql'), reportFile(sql));
       const flag = raw ? ['--raw'] : [];
-      const out = join(dirname(dbPath), raw ? 'raw' : 'safe');
+      const out = join(dirname(dbPath), `${raw ? 'raw' : 'safe'}-${sql === ROWS_SQL ? 'nested' : 'scalar'}`);
       const report = await runCli(['report', 'same_rows', '--db', dbPath, '--sql-dir', sqlDir, '--out', out, '--tz', 'UTC', ...flag]);
       expect(report.code, report.stderr).toBe(0);
-      const query = await runCli(['query', ROWS_SQL, '--db', dbPath, '--format', 'csv', ...flag]);
+      const query = await runCli(['query', sql, '--db', dbPath, '--format', 'csv', ...flag]);
       expect(query.code, query.stderr).toBe(0);
       const fromReport = readFileSync(join(out, 'same_rows.csv'), 'utf8');
       expect(fromReport.split('\n').length).toBeGreaterThan(400);

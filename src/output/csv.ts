@@ -1,8 +1,12 @@
-// The one CSV writer of every command that prints rows (`query --format csv`, `report`): RFC 4180
-// quoting, values as toText prints them, and text cells that a spreadsheet would run as a formula
-// made harmless. One writer, so the same rows give the same bytes whichever command wrote them.
+// The one set of CSV rules of every command that prints rows (`query --format csv`, `report`):
+// RFC 4180 quoting, values as toText prints them, and text cells that a spreadsheet would run as a
+// formula made harmless. The rules are written twice, to the byte: as CsvWriter, row by row in
+// JavaScript (query, which streams and may redact rows), and as csvLinesSql, whole lines rendered
+// by DuckDB (a report, whose millions of rows DuckDB's COPY writes far faster than JavaScript can).
+// test/unit/csv-sql.test.ts holds the two to the same bytes for every type the SQL renders.
 
 import { DuckDBTypeId, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { isoUtcSql } from '../shared/time.js';
 import { toText, UTC_WALL_CLOCK, type Column, type WallClock } from './values.js';
 
 export interface CsvOptions {
@@ -26,6 +30,10 @@ export function csvField(text: string | null): string {
 
 /** What makes a spreadsheet read a cell as a formula (OWASP's list). */
 const FORMULA_START = /^[=+\-@\t\r\n]/;
+
+/** JavaScript's `\s`, for SQL: the characters that make csvField quote a field they start or end. */
+const BLANKS = ['\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)),
+  '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
 
 /** Types whose cells are text: only these are ever neutralised (`-5` in a number column stays `-5`). */
 const TEXT_TYPES = new Set<DuckDBTypeId>([
@@ -89,7 +97,7 @@ export class CsvWriter {
 
   /** The header line (with the byte-order mark when for a spreadsheet). */
   header(): string {
-    return `${this.options.excel ? '\uFEFF' : ''}${this.columns.map((c) => csvField(c.name)).join(',')}${this.eol}`;
+    return csvHeader(this.columns.map((c) => c.name), this.options);
   }
 
   row(values: readonly DuckDBValue[]): string {
@@ -103,4 +111,77 @@ export class CsvWriter {
     });
     return `${fields.join(',')}${this.eol}`;
   }
+}
+
+/** A column as csvLinesSql reads it: its name and type in the relation the line is rendered from. */
+export interface CsvColumn {
+  name: string;
+  typeId: DuckDBTypeId;
+  /** `JSON` for a JSON column */
+  alias?: string | undefined;
+}
+
+const INTEGER_TYPES = new Set<DuckDBTypeId>([
+  DuckDBTypeId.TINYINT, DuckDBTypeId.SMALLINT, DuckDBTypeId.INTEGER, DuckDBTypeId.BIGINT, DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UTINYINT, DuckDBTypeId.USMALLINT, DuckDBTypeId.UINTEGER, DuckDBTypeId.UBIGINT, DuckDBTypeId.UHUGEINT,
+]);
+const WALL_CLOCK_TYPES = new Set<DuckDBTypeId>([DuckDBTypeId.TIMESTAMP, DuckDBTypeId.TIMESTAMP_S, DuckDBTypeId.TIMESTAMP_MS, DuckDBTypeId.TIMESTAMP_NS]);
+
+const sqlText = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+/** SQL: the field text of a TIMESTAMPTZ (as toText: ISO 8601 UTC; DuckDB's own text outside years 0001–9999). */
+function instantSql(v: string): string {
+  return `CASE WHEN NOT isfinite(${v}) OR ${v} < TIMESTAMPTZ '0001-01-01 00:00:00+00' OR ${v} > TIMESTAMPTZ '9999-12-31 23:59:59.999+00'
+    THEN ${v}::VARCHAR ELSE ${isoUtcSql(v)} END`;
+}
+
+/** SQL: the unquoted text of column `c` as toText prints it, or null when only CsvWriter prints its type. */
+function fieldTextSql(column: CsvColumn, c: string): string | null {
+  const id = column.typeId;
+  if (id === DuckDBTypeId.VARCHAR || id === DuckDBTypeId.UUID || id === DuckDBTypeId.DATE || id === DuckDBTypeId.BOOLEAN) return `${c}::VARCHAR`;
+  if (INTEGER_TYPES.has(id) || id === DuckDBTypeId.DECIMAL || id === DuckDBTypeId.DOUBLE) return `${c}::VARCHAR`;
+  if (id === DuckDBTypeId.TIMESTAMP_TZ) return instantSql(c);
+  if (WALL_CLOCK_TYPES.has(id)) return instantSql(`${c}::TIMESTAMPTZ`);
+  return null;
+}
+
+/** SQL: `t` (text, not NULL) as csvField quotes it. */
+function quotedSql(t: string): string {
+  // one string of every blank, searched once per end: far cheaper for DuckDB to plan than an IN list
+  const blanks = sqlText(BLANKS.join(''));
+  return `CASE WHEN ${t} = '' OR contains(${t}, '"') OR contains(${t}, ',') OR contains(${t}, chr(13)) OR contains(${t}, chr(10))
+              OR strpos(${blanks}, left(${t}, 1)) > 0 OR strpos(${blanks}, right(${t}, 1)) > 0
+    THEN '"' || replace(${t}, '"', '""') || '"' ELSE ${t} END`;
+}
+
+/**
+ * SQL: a SELECT of one column, `line`, the CSV line (without its line end) of each row of the
+ * relation `from` (whose columns are `columns`), by CsvWriter's rules; null when a column has a
+ * type only CsvWriter prints (lists, structs, …). Each rule is a projection of its own over the
+ * one before, so that no expression repeats another: nested, they would multiply.
+ */
+export function csvLinesSql(columns: readonly CsvColumn[], from: string, options: Pick<CsvOptions, 'raw'> = {}): string | null {
+  const texts: string[] = [];
+  for (const column of columns) {
+    const text = fieldTextSql(column, ident(column.name));
+    if (text === null) return null;
+    texts.push(text);
+  }
+  if (columns.length === 0) return `SELECT ${sqlText('')} AS line FROM ${from}`;
+  const f = (i: number) => `f${i}`;
+  const guarded = columns.map((column, i) =>
+    !options.raw && column.typeId === DuckDBTypeId.VARCHAR
+      ? `CASE WHEN ${f(i)} <> '' AND strpos(${sqlText('=+-@\t\r\n')}, left(${f(i)}, 1)) > 0 THEN '''' || ${f(i)} ELSE ${f(i)} END`
+      : f(i),
+  );
+  const select = (list: string[], inner: string) => `SELECT ${list.map((e, i) => `${e} AS ${f(i)}`).join(', ')} FROM (${inner})`;
+  const text = `SELECT ${texts.map((e, i) => `${e} AS ${f(i)}`).join(', ')} FROM ${from}`;
+  const quoted = select(columns.map((_, i) => `coalesce(${quotedSql(f(i))}, '')`), select(guarded, text));
+  return `SELECT ${columns.map((_, i) => f(i)).join(` || ',' || `)} AS line FROM (${quoted})`;
+}
+
+/** The header line as CsvWriter writes it (with the byte-order mark when for a spreadsheet). */
+export function csvHeader(names: readonly string[], options: Pick<CsvOptions, 'excel'> = {}): string {
+  return `${options.excel ? '\uFEFF' : ''}${names.map(csvField).join(',')}${options.excel ? '\r\n' : '\n'}`;
 }

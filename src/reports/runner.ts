@@ -3,11 +3,12 @@
 // through a generic formatting SELECT: CSV by the CSV writer every command shares, JSON and
 // Parquet by DuckDB's COPY.
 
-import { StatementType, VARCHAR, type DuckDBConnection, type DuckDBResult, type DuckDBValue } from '@duckdb/node-api';
-import { renameSync, rmSync } from 'node:fs';
+import { StatementType, VARCHAR, type DuckDBConnection, type DuckDBResult, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { createReadStream, createWriteStream, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
-import { CsvWriter } from '../output/csv.js';
+import { csvHeader, csvLinesSql, CsvWriter } from '../output/csv.js';
 import { sessionWallClock } from '../output/values.js';
 import { registerRedaction, type Redaction } from '../redact/outputs.js';
 import { withReadOnlyDatabase } from '../store/read-only.js';
@@ -19,7 +20,7 @@ import type { OutputFormat } from './choices.js';
 import { outputSelectList, quoteLiteral, type ColumnInfo } from './format.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
 import { resolveParams } from './resolve.js';
-import { createSharedRelations, loadSharedRelations } from './shared.js';
+import { createSharedRelations, loadSharedRelations, relationsRead } from './shared.js';
 import { reportBody } from './sql-file.js';
 
 export interface RunReportsOptions {
@@ -109,7 +110,7 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
     // when it is printed as a UTC instant, and so is any cast a report makes.
     await db.connection.run(`SET TimeZone = ${quoteLiteral(params.tz)}`);
     const values = bindValues(params);
-    await createSharedRelations(db.connection, shared, values);
+    await createSharedRelations(db.connection, relationsRead(shared, reports.map((r) => reportBody(r.sql))), values);
 
     createOutputDir(options.outDir);
     const results: ReportResult[] = [];
@@ -168,9 +169,11 @@ ${sql}
   let rows: number;
   try {
     if (options.format === 'csv') {
-      rows = await streamBound(connection, select, pick(values, params), pick(BIND_TYPES, params), (result) =>
-        writeCsv(result, temporary, options),
-      );
+      const plan = await csvPlan(connection, select, options);
+      rows =
+        plan.line === null
+          ? await streamBound(connection, select, pick(values, params), pick(BIND_TYPES, params), (result) => writeCsv(result, temporary, options))
+          : await copyCsv(connection, plan as CsvPlan & { line: string }, { values: pick(values, params), types: pick(BIND_TYPES, params) }, temporary, options);
     } else {
       const copyOptions = options.format === 'json' ? 'FORMAT json, ARRAY true' : 'FORMAT parquet';
       ({ count: rows } = await runBound(
@@ -186,6 +189,56 @@ ${sql}
     throw reportError(report, err);
   }
   return { name: report.name, title: report.title, path, rows, columns: columns.map((c) => c.name) };
+}
+
+interface CsvPlan {
+  names: string[];
+  /** the SELECT of each row's CSV line (csvLinesSql) by the types `select` returns; null: CsvWriter writes the rows */
+  line: string | null;
+}
+
+async function csvPlan(connection: DuckDBConnection, select: string, options: WriteOptions): Promise<CsvPlan> {
+  const prepared = await connection.prepare(select);
+  try {
+    const columns = Array.from({ length: prepared.columnCount }, (_, i) => {
+      const type = prepared.columnType(i);
+      return { name: prepared.columnName(i), typeId: type.typeId, alias: type.alias };
+    });
+    const names = columns.map((c) => c.name);
+    // CsvWriter names duplicate columns apart
+    if (new Set(names).size !== names.length) return { names, line: null };
+    return { names, line: csvLinesSql(columns, `(${select}) AS report`, { raw: options.raw }) };
+  } finally {
+    prepared.destroySync();
+  }
+}
+
+/**
+ * Writes the header, then has DuckDB's COPY write every row's line (rendered by `line`) as it is:
+ * no quote or escape character of its own, the line already quoted field by field.
+ */
+async function copyCsv(
+  connection: DuckDBConnection,
+  { names, line }: CsvPlan & { line: string },
+  bound: { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> },
+  path: string,
+  options: WriteOptions,
+): Promise<number> {
+  writeFileSync(path, csvHeader(names, { excel: options.excel }));
+  const body = `${path}.rows`;
+  try {
+    const lineEnd = options.excel ? ` || chr(13)` : '';
+    const { count } = await runBound(
+      connection,
+      `COPY (SELECT line${lineEnd} FROM (${line})) TO $${OUTPUT_PATH_PARAM} (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')`,
+      { ...bound.values, [OUTPUT_PATH_PARAM]: body },
+      { ...bound.types, [OUTPUT_PATH_PARAM]: VARCHAR },
+    );
+    await pipeline(createReadStream(body), createWriteStream(path, { flags: 'a' }));
+    return count;
+  } finally {
+    rmSync(body, { force: true });
+  }
 }
 
 /** Bytes of CSV gathered before each write to the file. */
