@@ -31,15 +31,16 @@ WITH base AS (
   WHERE ended AND node_visits > 0
 ),
 flagged AS (
-  SELECT v.space, v.agent_id, v.node_key, 'revisit' AS kind, v.conversation_id, count(*) AS entries
-  FROM filtered_node_visits v
+  SELECT b.space, b.agent_id, v.node_key, 'revisit' AS kind, v.conversation_id, v.entries
+  FROM (SELECT conversation_id, node_key, count(*) AS entries
+        FROM filtered_node_visits
+        GROUP BY conversation_id, node_key
+        HAVING count(*) > $loop_visits) v
   JOIN base b ON b.id = v.conversation_id
-  GROUP BY ALL
-  HAVING count(*) > $loop_visits
   UNION ALL
-  SELECT DISTINCT t.space, t.agent_id, t.node_key, 'repeat' AS kind, t.conversation_id, NULL AS entries
-  FROM repeated_turns t
-  JOIN base b ON b.id = t.conversation_id
+  SELECT b.space, b.agent_id, r.node_key, 'repeat' AS kind, r.conversation_id, NULL AS entries
+  FROM (SELECT DISTINCT conversation_id, node_key FROM repeated_turns) r
+  JOIN base b ON b.id = r.conversation_id
 ),
 agent_totals AS (
   SELECT space, agent_id,

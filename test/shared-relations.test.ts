@@ -145,11 +145,20 @@ describe('a mistake in a shared relation file is one clear error', () => {
   for (const [label, files, message] of cases) {
     it(label, async () => {
       const sharedSqlDir = folder('bad', files);
-      const attempt = run('bad', { sharedSqlDir, names: ['coverage'] });
+      // a report that reads every relation of the cases: a run creates only the relations its reports read
+      const sqlDir = folder('reads', { 'reads.sql': '-- Title: reads them\nSELECT 1 AS x FROM v, m, twice, p, d, bad\n' });
+      const attempt = run('bad', { sharedSqlDir, sqlDir, names: ['reads'] });
       await expect(attempt).rejects.toBeInstanceOf(QueryError);
       await expect(attempt).rejects.toThrow(message);
     });
   }
+
+  it('is created only for a run whose reports read it', async () => {
+    const sharedSqlDir = folder('lazy', { '90_boom.sql': "-- Materialized: table\nSELECT error('boom') AS x\n" }, true);
+    const sqlDir = folder('lazy-reports', { 'calm.sql': '-- Title: calm\nSELECT count(*) AS n FROM filtered_conversations\n', 'loud.sql': '-- Title: loud\nSELECT * FROM boom\n' });
+    expect((await run('lazy-calm', { sharedSqlDir, sqlDir, names: ['calm'] })).results.map((r) => r.rows)).toEqual([1]);
+    await expect(run('lazy-loud', { sharedSqlDir, sqlDir, names: ['loud'] })).rejects.toThrow(/shared relation boom .*boom/);
+  });
 
   it('a folder inside sql/ is never a report', () => {
     const sqlDir = folder('nested', { 'only.sql': '-- Title: the only report\nSELECT 1 AS x\n' });

@@ -17,33 +17,31 @@
 --   failed                  … failed
 --   other                   … an outcome the API spec does not list
 --   in_progress             … no outcome yet
+--
+-- Materialized: table (node_funnel reads it twice, drop_off once: built once per run that needs it)
 
+-- visits are counted per conversation and node before the conversation's figures are joined:
+-- grouping by two columns, then joining one row per pair, is cheaper than the other way round
 WITH per_conversation AS (
-  SELECT
-    space,
-    agent_id,
-    node_key,
-    conversation_id,
-    count(*) AS visits,
-    any_value(outcome) AS outcome,
-    any_value(last_node) AS last_node
+  SELECT conversation_id, node_key, count(*) AS visits
   FROM filtered_node_visits
-  GROUP BY space, agent_id, node_key, conversation_id
+  GROUP BY conversation_id, node_key
 )
 SELECT
-  v.space,
-  v.agent_id,
+  c.space,
+  c.agent_id,
   a.name                                                              AS agent_name,
   v.node_key,
   count(*)                                                            AS conversations_visited,
   sum(v.visits)::BIGINT                                               AS visits,
-  count(*) FILTER (WHERE v.last_node IS NOT DISTINCT FROM v.node_key) AS ended_here,
-  count(*) FILTER (WHERE v.outcome = 'completed')                     AS completed,
-  count(*) FILTER (WHERE v.outcome = 'transferred')                   AS transferred,
-  count(*) FILTER (WHERE v.outcome = 'hung_up')                       AS hung_up,
-  count(*) FILTER (WHERE v.outcome = 'failed')                        AS failed,
-  count(*) FILTER (WHERE v.outcome NOT IN ('completed', 'transferred', 'hung_up', 'failed')) AS other,
-  count(*) FILTER (WHERE v.outcome IS NULL)                           AS in_progress
+  count(*) FILTER (WHERE c.last_node IS NOT DISTINCT FROM v.node_key) AS ended_here,
+  count(*) FILTER (WHERE c.outcome = 'completed')                     AS completed,
+  count(*) FILTER (WHERE c.outcome = 'transferred')                   AS transferred,
+  count(*) FILTER (WHERE c.outcome = 'hung_up')                       AS hung_up,
+  count(*) FILTER (WHERE c.outcome = 'failed')                        AS failed,
+  count(*) FILTER (WHERE c.outcome NOT IN ('completed', 'transferred', 'hung_up', 'failed')) AS other,
+  count(*) FILTER (WHERE c.outcome IS NULL)                           AS in_progress
 FROM per_conversation v
-LEFT JOIN agents a ON a.id = v.agent_id
-GROUP BY v.space, v.agent_id, a.name, v.node_key
+JOIN filtered_conversations c ON c.id = v.conversation_id
+LEFT JOIN agents a ON a.id = c.agent_id
+GROUP BY c.space, c.agent_id, a.name, v.node_key

@@ -75,6 +75,22 @@ function materialization(header: string, file: string): Materialization {
   throw new QueryError(`shared relation file ${file}: "Materialized: ${value}" must be view or table`);
 }
 
+/**
+ * The relations the SQL texts `sqls` read, directly or through other relations, in creation order:
+ * a run creates only those, so a table relation no selected report reads is never computed.
+ * A name is read where it appears as a word (a mention in a comment only costs its creation).
+ */
+export function relationsRead(relations: readonly SharedRelation[], sqls: readonly string[]): SharedRelation[] {
+  const mentions = (sql: string, name: string) => new RegExp(`\\b${name}\\b`, 'i').test(sql);
+  const needed = new Set<string>();
+  // a relation reads only relations created before it: walking backwards finds every reader first
+  for (const relation of [...relations].reverse()) {
+    const read = sqls.some((sql) => mentions(sql, relation.name)) || relations.some((r) => needed.has(r.name) && mentions(reportBody(r.sql), relation.name));
+    if (read) needed.add(relation.name);
+  }
+  return relations.filter((r) => needed.has(r.name));
+}
+
 /** Creates the relations in order, each bound the parameters it uses. */
 export async function createSharedRelations(
   connection: DuckDBConnection,
