@@ -51,24 +51,25 @@ entries AS (
   GROUP BY v.conversation_id, v.node_key
 ),
 events AS (
+  -- each branch is one event and DISTINCT on its own: the branches never repeat a row of another
   SELECT DISTINCT w.conversation_id, 'failed_tool' AS event, NULL AS node_key
   FROM windows w
   JOIN filtered_tool_calls k ON k.conversation_id = w.conversation_id
   WHERE k.failed AND k.called_at >= w.window_start
-  UNION
+  UNION ALL
   SELECT DISTINCT conversation_id, 'slow_answer', NULL
   FROM window_turns
   WHERE response_sec > $slow_seconds::INTEGER
-  UNION
+  UNION ALL
   SELECT DISTINCT conversation_id, 'repeat', NULL
   FROM window_turns
   WHERE repeat_of_seq IS NOT NULL
-  UNION
+  UNION ALL
   SELECT DISTINCT t.conversation_id, 'loop', NULL
   FROM window_turns t
   JOIN entries e ON e.conversation_id = t.conversation_id AND e.node_key = t.node_key
   WHERE e.node_entries > $loop_visits::INTEGER
-  UNION
+  UNION ALL
   SELECT DISTINCT conversation_id, 'node', node_key
   FROM window_turns
   WHERE node_key IS NOT NULL
