@@ -111,7 +111,7 @@ function reportsTable(f: BenchFigures): string {
   const slowest = [...r.reports].sort((a, b) => b.seconds - a.seconds);
   const rows = [
     ['all reports, one `report` run', bold(`${secs(r.totalSec)} s`), ''],
-    ['the shared relations every report reads (`sql/shared/`)', `${secs(r.baseSec)} s`, ''],
+    ['the shared relations the reports read (`sql/shared/`)', `${secs(r.baseSec)} s`, ''],
     ...slowest.map((x) => [`\`${x.name}\``, `${secs(x.seconds)} s`, int(x.rows)]),
   ];
   return `${head}${markdownTable(['report', 'time', 'rows'], rows)}`;

@@ -231,7 +231,9 @@ async function main(): Promise<void> {
     if (only.has('reports')) {
       const r = await timed('reports', () => benchReports(settings.reportConversations, work, log));
       sections.reports = r;
-      printReports(r);
+      const from = goals.length;
+      printReports(r, goals);
+      goalsOf('reports', from);
     }
     if (only.has('spaces')) {
       const r = await timed('spaces', () => benchSpaces(settings.spaces, work, log));
