@@ -25,24 +25,15 @@
 --
 -- Parameters: --from, --to, --agent, --channel (filters).
 
-WITH per_conversation AS (
-  -- words and agent_run are worked out as each turn is stored (transcript_turns)
-  SELECT conversation_id,
-         count(*) FILTER (WHERE speaker = 'agent')                     AS agent_turns,
-         count(*) FILTER (WHERE speaker = 'caller')                    AS caller_turns,
-         coalesce(sum(words) FILTER (WHERE speaker = 'agent'), 0)      AS agent_words,
-         coalesce(sum(words) FILTER (WHERE speaker = 'caller'), 0)     AS caller_words,
-         coalesce(max(agent_run), 0)                                   AS longest_agent_run
-  FROM filtered_turns
-  WHERE outcome IS NOT NULL AND speaker IN ('agent', 'caller')
-  GROUP BY conversation_id
-),
-joined AS (
-  SELECT c.space, c.agent_id, c.channel, c.duration_sec, p.*,
-         ratio(p.agent_words, p.agent_words + p.caller_words) AS agent_word_share,
-         CASE WHEN c.duration_sec > 0 THEN p.caller_turns / (c.duration_sec / 60.0) END AS caller_turns_per_minute
-  FROM per_conversation p
-  JOIN filtered_conversations c ON c.id = p.conversation_id
+WITH joined AS (
+  -- the counts are worked out as the conversation's turns are stored (conversation_figures)
+  SELECT c.space, c.agent_id, c.channel, c.duration_sec,
+         f.agent_turns, f.caller_turns, f.agent_words, f.caller_words, f.longest_agent_run,
+         ratio(f.agent_words, f.agent_words + f.caller_words) AS agent_word_share,
+         CASE WHEN c.duration_sec > 0 THEN f.caller_turns / (c.duration_sec / 60.0) END AS caller_turns_per_minute
+  FROM filtered_conversations c
+  JOIN conversation_figures f ON f.conversation_id = c.id
+  WHERE c.outcome IS NOT NULL AND f.agent_turns + f.caller_turns > 0
 )
 SELECT j.space, j.agent_id, a.name AS agent_name, j.channel,
        count(*)                                                       AS conversations,

@@ -1,6 +1,7 @@
 // The figures of each transcript turn (words, response_sec, repeat_of_seq, agent_run, turns_after)
-// are worked out in TypeScript as a turn is stored, and in SQL when a database of schema 11 is
-// upgraded: both rules must give the same values, hard text and drifting types included.
+// and of each conversation (conversation_figures) are worked out in TypeScript as the rows are
+// stored, and in SQL when a database of schema 11 is upgraded: both rules must give the same
+// values, hard text and drifting types included.
 import { describe, expect, it } from 'vitest';
 import { Database } from '../src/store/database.js';
 import { SCHEMA_VERSION } from '../src/store/schema.js';
@@ -11,9 +12,10 @@ const { simulator, tempDb } = scratch('schema-12', { rateLimit: 100_000 });
 
 const FIGURES = `SELECT conversation_id, seq, words, response_sec, repeat_of_seq, agent_run, turns_after
   FROM transcript_turns ORDER BY conversation_id, seq`;
+const CONVERSATION_FIGURES = `SELECT * FROM conversation_figures ORDER BY conversation_id`;
 
 describe('schema 12', () => {
-  it('works out the turn figures of a schema 11 database as a sync stores them, nothing else changed', async () => {
+  it('works out the figures of a schema 11 database as a sync stores them, nothing else changed', async () => {
     expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(12);
     const sim = await simulator({ seed: 12, conversations: 150, realData: { text: 0.2, drift: 0.2, long: 0.02, longTurns: [1000, 1100] } });
     const dbPath = tempDb();
@@ -21,11 +23,13 @@ describe('schema 12', () => {
     expect((await runCli(['sync'], env)).code).toBe(0);
     const stored = await Database.with(dbPath, async (db) => {
       const rows = await db.all(FIGURES);
+      const conversations = await db.all(CONVERSATION_FIGURES);
+      await db.run(`DROP TABLE conversation_figures`);
       const turns = await db.all(`SELECT * EXCLUDE (words, response_sec, repeat_of_seq, agent_run, turns_after) FROM transcript_turns ORDER BY conversation_id, seq`);
       await db.run(`ALTER TABLE transcript_turns DROP COLUMN words; ALTER TABLE transcript_turns DROP COLUMN response_sec;
         ALTER TABLE transcript_turns DROP COLUMN repeat_of_seq; ALTER TABLE transcript_turns DROP COLUMN agent_run; ALTER TABLE transcript_turns DROP COLUMN turns_after`);
       await db.run(`UPDATE convoduck_meta SET value = '11' WHERE key = 'schema_version'`);
-      return { rows, turns };
+      return { rows, turns, conversations };
     });
     // what the data holds that the rules must agree on
     const count = (f: (r: Record<string, unknown>) => boolean) => stored.rows.filter(f).length;
@@ -33,6 +37,7 @@ describe('schema 12', () => {
     expect(count((r) => r.repeat_of_seq !== null)).toBeGreaterThan(0);
     expect(count((r) => (r.agent_run as number | null) !== null && (r.agent_run as number) > 1)).toBeGreaterThan(0);
     expect(count((r) => r.words === null)).toBeLessThan(stored.rows.length);
+    expect(stored.conversations.length).toBeGreaterThan(100);
 
     // a writable opening upgrades the file (no sync: a detail fetched again would be stored by the other rule)
     await Database.with(dbPath, async (db) => {
@@ -40,6 +45,7 @@ describe('schema 12', () => {
     });
     await Database.with(dbPath, async (db) => {
       expect(await db.all(FIGURES)).toEqual(stored.rows);
+      expect(await db.all(CONVERSATION_FIGURES)).toEqual(stored.conversations);
       expect(await db.all(`SELECT * EXCLUDE (words, response_sec, repeat_of_seq, agent_run, turns_after) FROM transcript_turns ORDER BY conversation_id, seq`)).toEqual(stored.turns);
     }, { readOnly: true });
   }, 180_000);

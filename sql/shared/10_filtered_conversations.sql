@@ -32,34 +32,17 @@ WITH selected AS (
     AND ($to IS NULL OR c.started_at < $to)
     AND ($agents IS NULL OR list_contains($agents, c.agent_id))
     AND ($channel IS NULL OR c.channel = $channel)
-),
-last_visit AS (
-  SELECT conversation_id,
-         arg_max(node_key, seq) AS last_node,
-         arg_max(entered_at, seq) AS last_node_at,
-         count(*) AS node_visits
-  FROM node_visits
-  WHERE conversation_id IN (SELECT id FROM selected)
-  GROUP BY conversation_id
-),
-calls AS (
-  SELECT conversation_id,
-         count(*) AS tool_calls,
-         count(*) FILTER (WHERE status IS DISTINCT FROM 'ok') AS failed_tool_calls
-  FROM tool_calls
-  WHERE conversation_id IN (SELECT id FROM selected)
-  GROUP BY conversation_id
 )
 SELECT
   c.*,
   a.name AS agent_name,
   timezone($tz, c.started_at) AS started_local,
   c.outcome IS NOT NULL AS ended,
-  lv.last_node,
-  lv.last_node_at,
-  coalesce(lv.node_visits, 0)::INTEGER AS node_visits,
-  coalesce(k.tool_calls, 0)::INTEGER AS tool_calls,
-  coalesce(k.failed_tool_calls, 0)::INTEGER AS failed_tool_calls,
+  f.last_node,
+  f.last_node_at,
+  coalesce(f.node_visits, 0)::INTEGER AS node_visits,
+  coalesce(f.tool_calls, 0)::INTEGER AS tool_calls,
+  coalesce(f.failed_tool_calls, 0)::INTEGER AS failed_tool_calls,
   CASE
     WHEN c.detail_fetched_at IS NULL AND r.invalid_reason IS NOT NULL THEN 'set_aside'
     WHEN c.detail_fetched_at IS NULL AND c.deleted_at IS NOT NULL THEN 'deleted'
@@ -69,6 +52,6 @@ SELECT
   END AS detail_status
 FROM selected c
 LEFT JOIN agents a ON a.id = c.agent_id
-LEFT JOIN last_visit lv ON lv.conversation_id = c.id
-LEFT JOIN calls k ON k.conversation_id = c.id
+-- the counts are worked out as the conversation's rows are stored (conversation_figures)
+LEFT JOIN conversation_figures f ON f.conversation_id = c.id
 LEFT JOIN raw_conversations r ON r.id = c.id

@@ -14,7 +14,7 @@ import { Database } from '../store/database.js';
 import { rebuild } from '../store/derive.js';
 import { SCHEMA_SQL } from '../store/schema.js';
 import { normaliseDetail } from '../store/normalise.js';
-import { turnFiguresSql } from '../store/turn-figures.js';
+import { CONVERSATION_FIGURES_SQL, turnFiguresSql } from '../store/figures.js';
 import { saveDetails, saveListPage, startRun, type FetchedDetail, type RunCounters } from '../store/writes.js';
 import { generateDataset } from '../simulator/index.js';
 
@@ -153,6 +153,7 @@ export async function benchNormalise(dir: string, n: number, log: (s: string) =>
       INSERT INTO node_visits
       SELECT id, seq, try_cast("at" AS TIMESTAMPTZ), node_key
       FROM (SELECT data.id AS id, generate_subscripts(data.node_path, 1) - 1 AS seq, unnest(data.node_path, recursive := true) FROM d)`);
+    await floor.run(`INSERT INTO conversation_figures ${CONVERSATION_FIGURES_SQL}`);
     await floor.run('CHECKPOINT');
     floorSec = (performance.now() - t) / 1000;
     const f = await floor.one<{ c: number; t: number }>(

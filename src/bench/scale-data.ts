@@ -5,7 +5,7 @@
 // the same N gives the same data.
 
 import type { Database } from '../store/database.js';
-import { turnFiguresSql } from '../store/turn-figures.js';
+import { CONVERSATION_FIGURES_SQL, turnFiguresSql } from '../store/figures.js';
 
 export interface ScaleCounts {
   conversations: number;
@@ -124,6 +124,8 @@ export async function generateScaleData(db: Database, n: number, options: ScaleO
              'conversation' AS node_key
       FROM g, range(message_count) r(seq)
       WHERE has_detail)`)}`);
+
+    await db.run(`INSERT INTO conversation_figures ${CONVERSATION_FIGURES_SQL}`);
 
     // The detail bodies as the API sends them (a report reads is_final and invalid_reason; the
     // transcript is there for a realistic body size).

@@ -28,6 +28,7 @@ export const CONVERSATION_ROW_TABLES: readonly (readonly [table: string, column:
   ['tool_calls', 'conversation_id'],
   ['node_visits', 'conversation_id'],
   ['detail_drift', 'conversation_id'],
+  ['conversation_figures', 'conversation_id'],
   // the search index holds the transcripts' words
   ['search_terms', 'conversation_id'],
   ['search_turns', 'conversation_id'],

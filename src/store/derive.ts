@@ -6,7 +6,7 @@
 import type { Database, Params } from './database.js';
 import { detailState, normaliseDetailText, normaliseSummary, setAsideUnstorable, type ConversationFields, type Drift, type NormalisedDetail } from './normalise.js';
 import { deriveSpaceConfig } from './space-config.js';
-import { turnFigures } from './turn-figures.js';
+import { conversationFigures, turnFigures } from './figures.js';
 import { indexStagedTurns } from '../search/maintain.js';
 import { SEARCH_TABLES } from '../search/schema.js';
 
@@ -92,14 +92,14 @@ export interface DerivedDetail {
  * The tables whose rows belong to one conversation each (by conversation_id). The search index's
  * are among them: replacing or rebuilding a conversation's turns replaces its index rows too.
  */
-export const CHILD_TABLES = ['transcript_turns', 'tool_calls', 'node_visits', 'detail_drift', ...SEARCH_TABLES] as const;
+export const CHILD_TABLES = ['transcript_turns', 'tool_calls', 'node_visits', 'detail_drift', 'conversation_figures', ...SEARCH_TABLES] as const;
 
 /** The drift rows of a detail: what it held that the schema did not expect, and why one was set aside. */
 function driftOf(n: NormalisedDetail): Drift[] {
   return n.usable ? n.drift : [...n.drift, { path: n.path, kind: 'set_aside', note: n.reason }];
 }
 
-/** Inserts the transcript_turns (and their search index), tool_calls, node_visits and detail_drift rows of the details. */
+/** Inserts the transcript_turns (and their search index), tool_calls, node_visits, conversation_figures and detail_drift rows of the details. */
 export async function insertChildRows(db: Database, details: readonly DerivedDetail[]): Promise<void> {
   const usable = details.filter((d) => d.normalised.usable);
   const rows = function* <T>(pick: (n: Extract<NormalisedDetail, { usable: true }>) => readonly T[], row: (id: string, seq: number, item: T) => (string | null)[]) {
@@ -109,15 +109,17 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
       for (let i = 0; i < items.length; i++) yield row(d.id, i, items[i]!);
     }
   };
+  const figured = usable.map((d) => {
+    const n = d.normalised as Extract<NormalisedDetail, { usable: true }>;
+    return { id: d.id, n, figures: turnFigures(n.turns) };
+  });
   if (usable.some((d) => (d.normalised as { turns: unknown[] }).turns.length > 0)) {
     const turnRows = function* () {
-      for (const d of usable) {
-        const n = d.normalised as Extract<NormalisedDetail, { usable: true }>;
-        const figures = turnFigures(n.turns);
+      for (const { id, n, figures } of figured) {
         for (let seq = 0; seq < n.turns.length; seq++) {
           const t = n.turns[seq]!;
           const f = figures[seq]!;
-          yield [d.id, String(seq), t.at, t.speaker, t.text, t.node_key, f.words === null ? null : String(f.words), f.answersCallerAt, f.repeatOfSeq === null ? null : String(f.repeatOfSeq), f.agentRun === null ? null : String(f.agentRun), String(f.turnsAfter)];
+          yield [id, String(seq), t.at, t.speaker, t.text, t.node_key, f.words === null ? null : String(f.words), f.answersCallerAt, f.repeatOfSeq === null ? null : String(f.repeatOfSeq), f.agentRun === null ? null : String(f.agentRun), String(f.turnsAfter)];
         }
       }
     };
@@ -144,6 +146,20 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
   if (usable.some((d) => (d.normalised as { visits: unknown[] }).visits.length > 0)) {
     await stage(db, '_visit_rows', ['conversation_id', 'seq', 'entered_at', 'node_key'], rows((n) => n.visits, (id, seq, v) => [id, String(seq), v.at, v.node_key]));
     await db.run(`INSERT INTO node_visits SELECT conversation_id, seq::INTEGER, try_cast(entered_at AS TIMESTAMPTZ), node_key FROM _visit_rows`);
+  }
+  const perConversation = figured.flatMap(({ id, n, figures }) => {
+    const c = conversationFigures(n.turns, figures, n.visits, n.toolCalls);
+    if (c === null) return [];
+    const row = [c.turns, c.agent_turns, c.caller_turns, c.agent_words, c.caller_words, c.longest_agent_run, c.node_visits];
+    return [[id, ...row.map(String), c.last_node, c.last_node_at, String(c.tool_calls), String(c.failed_tool_calls)]];
+  });
+  if (perConversation.length > 0) {
+    const columns = ['conversation_id', 'turns', 'agent_turns', 'caller_turns', 'agent_words', 'caller_words', 'longest_agent_run', 'node_visits', 'last_node', 'last_node_at', 'tool_calls', 'failed_tool_calls'];
+    await stage(db, '_figure_rows', columns, perConversation);
+    await db.run(`INSERT INTO conversation_figures
+      SELECT conversation_id, turns::INTEGER, agent_turns::INTEGER, caller_turns::INTEGER, agent_words::BIGINT, caller_words::BIGINT,
+        longest_agent_run::INTEGER, node_visits::INTEGER, last_node, try_cast(last_node_at AS TIMESTAMPTZ), tool_calls::INTEGER, failed_tool_calls::INTEGER
+      FROM _figure_rows`);
   }
   const drift = details.flatMap((d) => driftOf(d.normalised).map((x) => [d.id, x.path, x.kind, x.note]));
   if (drift.length > 0) {

@@ -5,7 +5,7 @@
 import { ERASURES_DDL } from '../erase/schema.js';
 import { REDACTION_AT_REST_DDL } from './at-rest.js';
 import { SEARCH_DDL, SEARCH_MIGRATION } from '../search/schema.js';
-import { turnFiguresSql } from './turn-figures.js';
+import { CONVERSATION_FIGURES_DDL, CONVERSATION_FIGURES_SQL, turnFiguresSql } from './figures.js';
 
 /** Parts the turn figures of a stored database are worked out in (schema 12). */
 const TURN_FIGURES_PARTS = 16;
@@ -229,15 +229,17 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   10: REDACTION_AT_REST_DDL, // the spaces redacted at rest (src/store/at-rest.ts)
   // The search index (src/search/schema.ts), built from the turns already stored.
   11: SEARCH_MIGRATION,
-  // The figures of each turn (turn-figures.ts) from the turns already stored, part by part: each
-  // part's windows are sorted in memory (or spilled) at once.
+  // The figures of each turn and conversation (figures.ts) from the rows already stored, the
+  // turns' part by part: each part's windows are sorted in memory (or spilled) at once.
   12: `ALTER TABLE transcript_turns RENAME TO transcript_turns_v11;
       ${BIG_TABLES.transcript_turns()}
       ${Array.from({ length: TURN_FIGURES_PARTS }, (_, part) =>
         `INSERT INTO transcript_turns BY NAME ${turnFiguresSql(
           `(SELECT conversation_id, seq, spoken_at, speaker, text, node_key FROM transcript_turns_v11 WHERE hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part})`,
         )};`).join('\n')}
-      DROP TABLE transcript_turns_v11;`,
+      DROP TABLE transcript_turns_v11;
+      ${CONVERSATION_FIGURES_DDL}
+      INSERT INTO conversation_figures ${CONVERSATION_FIGURES_SQL};`,
 };
 
 export const SCHEMA_SQL = `
@@ -405,6 +407,9 @@ CREATE TABLE IF NOT EXISTS listing_gaps (
   served INTEGER NOT NULL,
   recorded_at TIMESTAMPTZ NOT NULL
 );
+
+-- Per conversation with stored rows, its figures (src/store/figures.ts).
+${CONVERSATION_FIGURES_DDL}
 
 -- The transcript search index (src/search/schema.ts).
 ${SEARCH_DDL}

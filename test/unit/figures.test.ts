@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countWords, turnFigures } from '../../src/store/turn-figures.js';
+import { conversationFigures, countWords, turnFigures } from '../../src/store/figures.js';
 import type { TurnRow } from '../../src/store/normalise.js';
 
 const turn = (speaker: string | null, text: string | null, at: string | null = '2026-01-01T00:00:00Z'): TurnRow => ({ speaker, text, at, node_key: 'n' });
@@ -23,5 +23,15 @@ describe('turn figures', () => {
     expect(f.map((x) => x.agentRun)).toEqual([1, 2, null, 1, 2, 3, null, 1]);
     expect(f.map((x) => x.words)).toEqual([1, 1, 1, 1, null, null, 1, 1]);
     expect(f.map((x) => x.turnsAfter)).toEqual([7, 6, 5, 4, 3, 2, 1, 0]);
+  });
+
+  it('sums a conversation: words and turns by speaker, its longest agent run, last node, failed calls (no status included)', () => {
+    const turns = [turn('agent', 'hello there'), turn('agent', 'one'), turn('caller', 'three short words'), turn('system', 'x y'), turn('agent', null)];
+    const c = conversationFigures(turns, turnFigures(turns), [{ at: 'a', node_key: 'start' }, { at: 'b', node_key: 'end' }], [{ status: 'ok' }, { status: null }, { status: 'timeout' }]);
+    expect(c).toEqual({
+      turns: 5, agent_turns: 3, caller_turns: 1, agent_words: 3, caller_words: 3, longest_agent_run: 2,
+      node_visits: 2, last_node: 'end', last_node_at: 'b', tool_calls: 3, failed_tool_calls: 2,
+    });
+    expect(conversationFigures([], [], [], [])).toBeNull();
   });
 });
