@@ -33,13 +33,13 @@
 
 WITH window_turns AS (
   -- turns_after, response_sec and repeat_of_seq are worked out as each turn is stored
-  SELECT conversation_id, seq, spoken_at, speaker, node_key, response_sec, repeat_of_seq, space, agent_id, outcome
+  SELECT conversation_id, seq, spoken_at, speaker, node_key, response_sec, repeat_of_seq, space, agent_id, outcome, started_at
   FROM filtered_turns
   WHERE outcome IN ('completed', 'transferred', 'hung_up') AND turns_after < $last_turns::INTEGER
 ),
 windows AS (
   SELECT conversation_id, any_value(space) AS space, any_value(agent_id) AS agent_id,
-         any_value(outcome) AS outcome, min(spoken_at) AS window_start
+         any_value(outcome) AS outcome, any_value(started_at) AS started_at, min(spoken_at) AS window_start
   FROM window_turns
   GROUP BY conversation_id
 ),
@@ -81,11 +81,10 @@ totals AS (
 ),
 counted AS (
   SELECT w.space, w.agent_id, w.outcome, e.event, e.node_key, count(*) AS n,
-         first(c.id ORDER BY c.started_at DESC, c.id) AS latest_conversation_id,
-         max(c.started_at) AS latest_started_at
+         first(w.conversation_id ORDER BY w.started_at DESC, w.conversation_id) AS latest_conversation_id,
+         max(w.started_at) AS latest_started_at
   FROM events e
   JOIN windows w ON w.conversation_id = e.conversation_id
-  JOIN filtered_conversations c ON c.id = e.conversation_id
   GROUP BY w.space, w.agent_id, w.outcome, e.event, e.node_key
 )
 SELECT h.space, h.agent_id, a.name AS agent_name, h.outcome, h.event, h.node_key,
