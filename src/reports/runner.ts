@@ -1,7 +1,8 @@
 // Runs reports: opens the database read-only (waiting, like every reader, while a sync holds
-// it), creates the shared relations (sql/shared/) with bound parameters, and writes each report
-// through a generic formatting SELECT: CSV by the CSV writer every command shares, JSON and
-// Parquet by DuckDB's COPY.
+// it), creates the shared relations (sql/shared/) its reports read with bound parameters, and
+// writes each report through a generic formatting SELECT: CSV by the CSV rules every command
+// shares (its lines rendered in SQL and written by DuckDB's COPY, or by CsvWriter when a column is
+// a list or struct), JSON and Parquet by DuckDB's COPY.
 
 import { StatementType, VARCHAR, type DuckDBConnection, type DuckDBResult, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { createReadStream, createWriteStream, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -171,9 +172,9 @@ ${sql}
     if (options.format === 'csv') {
       const plan = await csvPlan(connection, select, options);
       rows =
-        plan.line === null
+        plan.lines === null
           ? await streamBound(connection, select, pick(values, params), pick(BIND_TYPES, params), (result) => writeCsv(result, temporary, options))
-          : await copyCsv(connection, plan as CsvPlan & { line: string }, { values: pick(values, params), types: pick(BIND_TYPES, params) }, temporary, options);
+          : await copyCsv(connection, { names: plan.names, lines: plan.lines }, { values: pick(values, params), types: pick(BIND_TYPES, params) }, temporary, options);
     } else {
       const copyOptions = options.format === 'json' ? 'FORMAT json, ARRAY true' : 'FORMAT parquet';
       ({ count: rows } = await runBound(
@@ -194,7 +195,7 @@ ${sql}
 interface CsvPlan {
   names: string[];
   /** the SELECT of each row's CSV line (csvLinesSql) by the types `select` returns; null: CsvWriter writes the rows */
-  line: string | null;
+  lines: string | null;
 }
 
 async function csvPlan(connection: DuckDBConnection, select: string, options: WriteOptions): Promise<CsvPlan> {
@@ -206,20 +207,20 @@ async function csvPlan(connection: DuckDBConnection, select: string, options: Wr
     });
     const names = columns.map((c) => c.name);
     // CsvWriter names duplicate columns apart
-    if (new Set(names).size !== names.length) return { names, line: null };
-    return { names, line: csvLinesSql(columns, `(${select}) AS report`, { raw: options.raw }) };
+    if (new Set(names).size !== names.length) return { names, lines: null };
+    return { names, lines: csvLinesSql(columns, `(${select}) AS report`, { raw: options.raw }) };
   } finally {
     prepared.destroySync();
   }
 }
 
 /**
- * Writes the header, then has DuckDB's COPY write every row's line (rendered by `line`) as it is:
+ * Writes the header, then has DuckDB's COPY write every row's line (selected by `lines`) as it is:
  * no quote or escape character of its own, the line already quoted field by field.
  */
 async function copyCsv(
   connection: DuckDBConnection,
-  { names, line }: CsvPlan & { line: string },
+  { names, lines }: { names: readonly string[]; lines: string },
   bound: { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> },
   path: string,
   options: WriteOptions,
@@ -230,7 +231,7 @@ async function copyCsv(
     const lineEnd = options.excel ? ` || chr(13)` : '';
     const { count } = await runBound(
       connection,
-      `COPY (SELECT line${lineEnd} FROM (${line})) TO $${OUTPUT_PATH_PARAM} (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')`,
+      `COPY (SELECT line${lineEnd} FROM (${lines})) TO $${OUTPUT_PATH_PARAM} (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')`,
       { ...bound.values, [OUTPUT_PATH_PARAM]: body },
       { ...bound.types, [OUTPUT_PATH_PARAM]: VARCHAR },
     );
