@@ -17,7 +17,7 @@ const CONVERSATION_FIGURES = `SELECT * FROM conversation_figures ORDER BY conver
 describe('schema 12', () => {
   it('works out the figures of a schema 11 database as a sync stores them, nothing else changed', async () => {
     expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(12);
-    const sim = await simulator({ seed: 12, conversations: 150, realData: { text: 0.2, drift: 0.2, long: 0.02, longTurns: [1000, 1100] } });
+    const sim = await simulator({ seed: 12, conversations: 120, realData: { text: 0.2, drift: 0.2, long: 0.02, longTurns: [1000, 1100] } });
     const dbPath = tempDb();
     const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
     expect((await runCli(['sync'], env)).code).toBe(0);
@@ -37,7 +37,7 @@ describe('schema 12', () => {
     expect(count((r) => r.repeat_of_seq !== null)).toBeGreaterThan(0);
     expect(count((r) => (r.agent_run as number | null) !== null && (r.agent_run as number) > 1)).toBeGreaterThan(0);
     expect(count((r) => r.words === null)).toBeLessThan(stored.rows.length);
-    expect(stored.conversations.length).toBeGreaterThan(100);
+    expect(stored.conversations.length).toBeGreaterThan(80);
 
     // a writable opening upgrades the file (no sync: a detail fetched again would be stored by the other rule)
     await Database.with(dbPath, async (db) => {
