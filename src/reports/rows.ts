@@ -13,7 +13,7 @@ import { outputSelectList, quoteLiteral } from './format.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters, type ResolvedParams } from './params.js';
 import { resolveParams } from './resolve.js';
 import { describeReport, selectReports } from './runner.js';
-import { createSharedRelations, loadSharedRelations, relationsRead } from './shared.js';
+import { createSharedRelations, loadSharedRelations } from './shared.js';
 import { reportBody } from './sql-file.js';
 
 /** A cell as `--format json` writes it: numbers (rounded like the CSV), text, booleans, NULL. */
@@ -64,7 +64,7 @@ export async function withReportReader<T>(
         const values = bindValues(params);
         // as the runner does: a TIMESTAMP without zone (local time in --tz) is read in --tz
         await db.connection.run(`SET TimeZone = ${quoteLiteral(params.tz)}`);
-        await createSharedRelations(db.connection, relationsRead(shared, reports.map((r) => reportBody(r.sql))), values);
+        await createSharedRelations(db.connection, shared, reports, values);
         const result = new Map<string, ReportRows>();
         for (const report of reports) result.set(report.name, await readReport(db.connection, report, values, redaction !== null));
         return result;

@@ -21,7 +21,7 @@ import type { OutputFormat } from './choices.js';
 import { outputSelectList, quoteLiteral, type ColumnInfo } from './format.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
 import { resolveParams } from './resolve.js';
-import { createSharedRelations, loadSharedRelations, relationsRead } from './shared.js';
+import { createSharedRelations, loadSharedRelations } from './shared.js';
 import { reportBody } from './sql-file.js';
 
 export interface RunReportsOptions {
@@ -111,7 +111,7 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
     // when it is printed as a UTC instant, and so is any cast a report makes.
     await db.connection.run(`SET TimeZone = ${quoteLiteral(params.tz)}`);
     const values = bindValues(params);
-    await createSharedRelations(db.connection, relationsRead(shared, reports.map((r) => reportBody(r.sql))), values);
+    await createSharedRelations(db.connection, shared, reports, values);
 
     createOutputDir(options.outDir);
     const results: ReportResult[] = [];

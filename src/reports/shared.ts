@@ -80,7 +80,7 @@ function materialization(header: string, file: string): Materialization {
  * a run creates only those, so a table relation no selected report reads is never computed.
  * A name is read where it appears as a word (a mention in a comment only costs its creation).
  */
-export function relationsRead(relations: readonly SharedRelation[], sqls: readonly string[]): SharedRelation[] {
+function relationsRead(relations: readonly SharedRelation[], sqls: readonly string[]): SharedRelation[] {
   const mentions = (sql: string, name: string) => new RegExp(`\\b${name}\\b`, 'i').test(sql);
   const needed = new Set<string>();
   // a relation reads only relations created before it: walking backwards finds every reader first
@@ -91,15 +91,16 @@ export function relationsRead(relations: readonly SharedRelation[], sqls: readon
   return relations.filter((r) => needed.has(r.name));
 }
 
-/** Creates the relations in order, each bound the parameters it uses. */
+/** Creates, in order, the relations the reports `readers` read, each bound the parameters it uses. */
 export async function createSharedRelations(
   connection: DuckDBConnection,
   relations: readonly SharedRelation[],
+  readers: readonly { sql: string }[],
   values: Record<ParamName, DuckDBValue>,
 ): Promise<void> {
   // what a report that takes a search query (sql/search_matches.sql) reads it with
   await connection.run(SEARCH_MACRO_SQL);
-  for (const relation of relations) {
+  for (const relation of relationsRead(relations, readers.map((r) => reportBody(r.sql)))) {
     try {
       const { sql, params } = await creationStatement(connection, relation);
       await runBound(connection, sql, pick(values, params), pick(BIND_TYPES, params));
