@@ -61,7 +61,7 @@ const FULL: Settings = {
   storedAdded: 2_000,
   realData: { conversations: 10_000, longShare: 0.01, longTurns: 10_000, seeds: Array.from({ length: 20 }, (_, i) => 201 + i) },
   redactConversations: 5_000,
-  search: { stored: 100_000, added: 2_000, repeats: 7, syncPairs: 2 },
+  search: { stored: 100_000, added: 2_000, repeats: 7, syncPairs: 4 },
 };
 
 const QUICK: Settings = {

@@ -2,23 +2,22 @@
 // and kept with them, so `convoduck search` ranks turns by BM25 without DuckDB's fts extension.
 // They hold the words of the transcripts (personal data): erasure deletes their rows too.
 
-import { termRowsSql } from './tokenize.js';
+import { termListSql } from './tokenize.js';
 
 /**
  * SQL that indexes the turns of `source` (conversation_id, seq, text; seq may be text) that
- * `where` selects: one tokenizing pass into a temp table, from which both tables are filled.
+ * `where` selects: one tokenizing pass into a temp table of each turn's terms, from which both
+ * tables are filled.
  */
 export function indexTurnsSql(source: string, where = 'true'): string {
-  const turns = `(SELECT conversation_id, seq::INTEGER AS seq, text FROM ${source} WHERE ${where})`;
   return `
-CREATE OR REPLACE TEMP TABLE _search_rows AS ${termRowsSql(turns)};
-INSERT INTO search_turns
-  SELECT t.conversation_id, t.seq, count(r.term)::INTEGER
-  FROM ${turns} t LEFT JOIN _search_rows r ON r.conversation_id = t.conversation_id AND r.seq = t.seq
-  GROUP BY t.conversation_id, t.seq;
+CREATE OR REPLACE TEMP TABLE _search_rows AS
+  SELECT conversation_id, seq::INTEGER AS seq, coalesce(${termListSql('text')}, []) AS terms FROM ${source} WHERE ${where};
+INSERT INTO search_turns SELECT conversation_id, seq, len(terms)::INTEGER FROM _search_rows;
 INSERT INTO search_terms
-  SELECT term, conversation_id, seq, tf, (sum(tf) OVER (PARTITION BY conversation_id, seq))::INTEGER
-  FROM (SELECT term, conversation_id, seq, count(*)::INTEGER AS tf FROM _search_rows GROUP BY ALL);
+  SELECT term, conversation_id, seq, count(*)::INTEGER, any_value(turn_terms)::INTEGER
+  FROM (SELECT conversation_id, seq, unnest(terms) AS term, len(terms) AS turn_terms FROM _search_rows)
+  GROUP BY term, conversation_id, seq;
 DROP TABLE _search_rows;`;
 }
 

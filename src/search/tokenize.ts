@@ -44,20 +44,14 @@ export function isTermSql(w: string): string {
   return `(${w} <> '' AND ${w} NOT IN (${STOPWORDS.map(sqlString).join(', ')}))`;
 }
 
-/**
- * SQL: one row (conversation_id, seq, term) per term occurrence of the turns of `source`, a
- * relation with conversation_id, seq and text. The query goes through it as a one-row relation.
- */
-export function termRowsSql(source: string): string {
-  return `SELECT conversation_id, seq, ${stemSql('w')} AS term
-    FROM (SELECT conversation_id, seq, unnest(string_split_regex(${foldSql('text')}, ${sqlString(WORD_SEPARATOR)})) AS w
-          FROM ${source} WHERE text IS NOT NULL)
-    WHERE ${isTermSql('w')}`;
+/** SQL: the terms of the text `text` (an expression), in order, as a list (NULL for NULL text). */
+export function termListSql(text: string): string {
+  return `list_transform(list_filter(string_split_regex(${foldSql(text)}, ${sqlString(WORD_SEPARATOR)}), w -> ${isTermSql('w')}), w -> ${stemSql('w')})`;
 }
 
-/** SQL: the distinct terms of the query text `query` (an expression, e.g. a parameter), as a list. */
+/** SQL: the distinct terms of the query text `query` (an expression, e.g. a parameter), as a sorted list. */
 export function queryTermsSql(query: string): string {
-  return `(SELECT coalesce(list(DISTINCT term ORDER BY term), []) FROM (${termRowsSql(`(SELECT NULL AS conversation_id, 0 AS seq, ${query} AS text)`)}))`;
+  return `coalesce(list_sort(list_distinct(${termListSql(query)})), [])`;
 }
 
 /**
