@@ -177,7 +177,9 @@ export function csvLinesSql(columns: readonly CsvColumn[], from: string, options
   );
   const select = (list: string[], inner: string) => `SELECT ${list.map((e, i) => `${e} AS ${f(i)}`).join(', ')} FROM (${inner})`;
   const text = `SELECT ${texts.map((e, i) => `${e} AS ${f(i)}`).join(', ')} FROM ${from}`;
-  const quoted = select(columns.map((_, i) => `coalesce(${quotedSql(f(i))}, '')`), select(guarded, text));
+  // Only text can need quotes: a number, date, boolean, id or instant prints none of `",` CR LF,
+  // and never starts or ends with a blank.
+  const quoted = select(columns.map((column, i) => `coalesce(${column.typeId === DuckDBTypeId.VARCHAR ? quotedSql(f(i)) : f(i)}, '')`), select(guarded, text));
   return `SELECT ${columns.map((_, i) => f(i)).join(` || ',' || `)} AS line FROM (${quoted})`;
 }
 
