@@ -33,46 +33,43 @@
 
 WITH window_turns AS (
   -- turns_after, response_sec and repeat_of_seq are worked out as each turn is stored
-  SELECT conversation_id, seq, spoken_at, speaker, node_key, response_sec, repeat_of_seq, space, agent_id, outcome, started_at
+  SELECT conversation_id, spoken_at, node_key, response_sec, repeat_of_seq, space, agent_id, outcome, started_at
   FROM filtered_turns
   WHERE outcome IN ('completed', 'transferred', 'hung_up') AND turns_after < $last_turns::INTEGER
 ),
 windows AS (
+  -- one pass over the window turns gives each conversation's window and the events its turns hold
   SELECT conversation_id, any_value(space) AS space, any_value(agent_id) AS agent_id,
-         any_value(outcome) AS outcome, any_value(started_at) AS started_at, min(spoken_at) AS window_start
+         any_value(outcome) AS outcome, any_value(started_at) AS started_at, min(spoken_at) AS window_start,
+         bool_or(response_sec > $slow_seconds::INTEGER) AS slow_answer,
+         bool_or(repeat_of_seq IS NOT NULL) AS repeat,
+         list(DISTINCT node_key) FILTER (WHERE node_key IS NOT NULL) AS nodes
   FROM window_turns
   GROUP BY conversation_id
+),
+window_nodes AS (
+  SELECT conversation_id, unnest(nodes) AS node_key FROM windows
 ),
 entries AS (
   SELECT v.conversation_id, v.node_key, count(*) AS node_entries
   FROM filtered_node_visits v
-  JOIN (SELECT DISTINCT conversation_id, node_key FROM window_turns) w
-    ON w.conversation_id = v.conversation_id AND w.node_key = v.node_key
+  JOIN window_nodes w ON w.conversation_id = v.conversation_id AND w.node_key = v.node_key
   GROUP BY v.conversation_id, v.node_key
 ),
 events AS (
-  -- each branch is one event and DISTINCT on its own: the branches never repeat a row of another
-  SELECT DISTINCT w.conversation_id, 'failed_tool' AS event, NULL AS node_key
+  -- each branch is one event, at most once per conversation (and node): no row repeats another
+  SELECT w.conversation_id, 'failed_tool' AS event, NULL AS node_key
   FROM windows w
-  JOIN filtered_tool_calls k ON k.conversation_id = w.conversation_id
-  WHERE k.failed AND k.called_at >= w.window_start
+  WHERE EXISTS (SELECT 1 FROM filtered_tool_calls k
+                WHERE k.conversation_id = w.conversation_id AND k.failed AND k.called_at >= w.window_start)
   UNION ALL
-  SELECT DISTINCT conversation_id, 'slow_answer', NULL
-  FROM window_turns
-  WHERE response_sec > $slow_seconds::INTEGER
+  SELECT conversation_id, 'slow_answer', NULL FROM windows WHERE slow_answer
   UNION ALL
-  SELECT DISTINCT conversation_id, 'repeat', NULL
-  FROM window_turns
-  WHERE repeat_of_seq IS NOT NULL
+  SELECT conversation_id, 'repeat', NULL FROM windows WHERE repeat
   UNION ALL
-  SELECT DISTINCT t.conversation_id, 'loop', NULL
-  FROM window_turns t
-  JOIN entries e ON e.conversation_id = t.conversation_id AND e.node_key = t.node_key
-  WHERE e.node_entries > $loop_visits::INTEGER
+  SELECT DISTINCT conversation_id, 'loop', NULL FROM entries WHERE node_entries > $loop_visits::INTEGER
   UNION ALL
-  SELECT DISTINCT conversation_id, 'node', node_key
-  FROM window_turns
-  WHERE node_key IS NOT NULL
+  SELECT conversation_id, 'node', node_key FROM window_nodes
 ),
 totals AS (
   SELECT space, agent_id, outcome, count(*) AS n
