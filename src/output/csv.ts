@@ -29,6 +29,7 @@ export function csvField(text: string | null): string {
 }
 
 /** What makes a spreadsheet read a cell as a formula (OWASP's list). */
+const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r', '\n'];
 const FORMULA_START = /^[=+\-@\t\r\n]/;
 
 /** JavaScript's `\s`, for SQL: the characters that make csvField quote a field they start or end. */
@@ -146,12 +147,17 @@ function fieldTextSql(column: CsvColumn, c: string): string | null {
   return null;
 }
 
+/** SQL: whether the first character of `t` is one of `chars` (ascii() is the first code point, cheaper than left()). */
+function startsWithOneOf(t: string, chars: readonly string[]): string {
+  return `ascii(${t}) IN (${chars.map((c) => c.codePointAt(0)).join(', ')})`;
+}
+
 /** SQL: `t` (text, not NULL) as csvField quotes it. */
 function quotedSql(t: string): string {
-  // one string of every blank, searched once per end: far cheaper for DuckDB to plan than an IN list
+  // one string of every blank, searched once: far cheaper for DuckDB to plan than an IN list of texts
   const blanks = sqlText(BLANKS.join(''));
   return `CASE WHEN ${t} = '' OR contains(${t}, '"') OR contains(${t}, ',') OR contains(${t}, chr(13)) OR contains(${t}, chr(10))
-              OR strpos(${blanks}, left(${t}, 1)) > 0 OR strpos(${blanks}, right(${t}, 1)) > 0
+              OR ${startsWithOneOf(t, BLANKS)} OR strpos(${blanks}, right(${t}, 1)) > 0
     THEN '"' || replace(${t}, '"', '""') || '"' ELSE ${t} END`;
 }
 
@@ -172,7 +178,7 @@ export function csvLinesSql(columns: readonly CsvColumn[], from: string, options
   const f = (i: number) => `f${i}`;
   const guarded = columns.map((column, i) =>
     !options.raw && column.typeId === DuckDBTypeId.VARCHAR
-      ? `CASE WHEN ${f(i)} <> '' AND strpos(${sqlText('=+-@\t\r\n')}, left(${f(i)}, 1)) > 0 THEN '''' || ${f(i)} ELSE ${f(i)} END`
+      ? `CASE WHEN ${startsWithOneOf(f(i), FORMULA_STARTS)} THEN '''' || ${f(i)} ELSE ${f(i)} END`
       : f(i),
   );
   const select = (list: string[], inner: string) => `SELECT ${list.map((e, i) => `${e} AS ${f(i)}`).join(', ')} FROM (${inner})`;
