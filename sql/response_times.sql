@@ -27,8 +27,7 @@ WITH grouped AS (
          CASE WHEN grouping(node_key) = 1 THEN 'agent' ELSE 'node' END AS level,
          node_key,
          count(*)                                               AS answers,
-         quantile_cont(response_sec, 0.5)                        AS p50_sec,
-         quantile_cont(response_sec, 0.9)                        AS p90_sec,
+         quantile_cont(response_sec, [0.5, 0.9])                 AS quantiles,
          max(response_sec)                                       AS max_sec,
          count(*) FILTER (WHERE response_sec > $slow_seconds)    AS slow_answers
   FROM answers
@@ -36,7 +35,7 @@ WITH grouped AS (
   GROUP BY GROUPING SETS ((space, agent_id, channel), (space, agent_id, channel, node_key))
 )
 SELECT g.space, g.agent_id, a.name AS agent_name, g.channel, g.level, g.node_key,
-       g.answers, g.p50_sec, g.p90_sec, g.max_sec, g.slow_answers,
+       g.answers, g.quantiles[1] AS p50_sec, g.quantiles[2] AS p90_sec, g.max_sec, g.slow_answers,
        ratio(g.slow_answers, g.answers) AS slow_share
 FROM grouped g
 LEFT JOIN agents a ON a.id = g.agent_id
