@@ -50,12 +50,6 @@ windows AS (
 window_nodes AS (
   SELECT conversation_id, unnest(nodes) AS node_key FROM windows
 ),
-entries AS (
-  SELECT v.conversation_id, v.node_key, count(*) AS node_entries
-  FROM filtered_node_visits v
-  JOIN window_nodes w ON w.conversation_id = v.conversation_id AND w.node_key = v.node_key
-  GROUP BY v.conversation_id, v.node_key
-),
 events AS (
   -- each branch is one event, at most once per conversation (and node): no row repeats another
   SELECT w.conversation_id, 'failed_tool' AS event, NULL AS node_key
@@ -67,7 +61,10 @@ events AS (
   UNION ALL
   SELECT conversation_id, 'repeat', NULL FROM windows WHERE repeat
   UNION ALL
-  SELECT DISTINCT conversation_id, 'loop', NULL FROM entries WHERE node_entries > $loop_visits::INTEGER
+  SELECT DISTINCT w.conversation_id, 'loop', NULL
+  FROM window_nodes w
+  JOIN filtered_node_visits v ON v.conversation_id = w.conversation_id AND v.node_key = w.node_key
+  WHERE v.entry_no > $loop_visits::INTEGER
   UNION ALL
   SELECT conversation_id, 'node', node_key FROM window_nodes
 ),

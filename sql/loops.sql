@@ -32,10 +32,11 @@ WITH base AS (
 ),
 flagged AS (
   SELECT b.space, b.agent_id, v.node_key, 'revisit' AS kind, v.conversation_id, v.entries
-  FROM (SELECT conversation_id, node_key, count(*) AS entries
+  -- entry_no counts a conversation's entries into a node: its highest is how many there were
+  FROM (SELECT conversation_id, node_key, max(entry_no)::BIGINT AS entries
         FROM filtered_node_visits
-        GROUP BY conversation_id, node_key
-        HAVING count(*) > $loop_visits) v
+        WHERE entry_no > $loop_visits
+        GROUP BY conversation_id, node_key) v
   JOIN base b ON b.id = v.conversation_id
   UNION ALL
   SELECT b.space, b.agent_id, r.node_key, 'repeat' AS kind, r.conversation_id, NULL AS entries

@@ -1,7 +1,7 @@
-// The figures of each transcript turn (words, response_sec, repeat_of_seq, agent_run, turns_after)
-// and of each conversation (conversation_figures) are worked out in TypeScript as the rows are
-// stored, and in SQL when a database of schema 11 is upgraded: both rules must give the same
-// values, hard text and drifting types included.
+// The figures of each transcript turn (words, response_sec, repeat_of_seq, agent_run, turns_after),
+// of each node visit (entry_no, schema 13) and of each conversation (conversation_figures) are
+// worked out in TypeScript as the rows are stored, and in SQL when a database of schema 11 is
+// upgraded: both rules must give the same values, hard text and drifting types included.
 import { describe, expect, it } from 'vitest';
 import { Database } from '../src/store/database.js';
 import { SCHEMA_VERSION } from '../src/store/schema.js';
@@ -13,6 +13,7 @@ const { simulator, tempDb } = scratch('schema-12', { rateLimit: 100_000 });
 const FIGURES = `SELECT conversation_id, seq, words, response_sec, repeat_of_seq, agent_run, turns_after
   FROM transcript_turns ORDER BY conversation_id, seq`;
 const CONVERSATION_FIGURES = `SELECT * FROM conversation_figures ORDER BY conversation_id`;
+const VISITS = `SELECT * FROM node_visits ORDER BY conversation_id, seq`;
 
 describe('schema 12', () => {
   it('works out the figures of a schema 11 database as a sync stores them, nothing else changed', async () => {
@@ -24,12 +25,13 @@ describe('schema 12', () => {
     const stored = await Database.with(dbPath, async (db) => {
       const rows = await db.all(FIGURES);
       const conversations = await db.all(CONVERSATION_FIGURES);
-      await db.run(`DROP TABLE conversation_figures`);
+      const visits = await db.all(VISITS);
+      await db.run(`DROP TABLE conversation_figures; ALTER TABLE node_visits DROP COLUMN entry_no`);
       const turns = await db.all(`SELECT * EXCLUDE (words, response_sec, repeat_of_seq, agent_run, turns_after) FROM transcript_turns ORDER BY conversation_id, seq`);
       await db.run(`ALTER TABLE transcript_turns DROP COLUMN words; ALTER TABLE transcript_turns DROP COLUMN response_sec;
         ALTER TABLE transcript_turns DROP COLUMN repeat_of_seq; ALTER TABLE transcript_turns DROP COLUMN agent_run; ALTER TABLE transcript_turns DROP COLUMN turns_after`);
       await db.run(`UPDATE convoduck_meta SET value = '11' WHERE key = 'schema_version'`);
-      return { rows, turns, conversations };
+      return { rows, turns, conversations, visits };
     });
     // what the data holds that the rules must agree on
     const count = (f: (r: Record<string, unknown>) => boolean) => stored.rows.filter(f).length;
@@ -38,6 +40,7 @@ describe('schema 12', () => {
     expect(count((r) => (r.agent_run as number | null) !== null && (r.agent_run as number) > 1)).toBeGreaterThan(0);
     expect(count((r) => r.words === null)).toBeLessThan(stored.rows.length);
     expect(stored.conversations.length).toBeGreaterThan(80);
+    expect(stored.visits.filter((v) => (v.entry_no as number) > 1).length).toBeGreaterThan(0);
 
     // a writable opening upgrades the file (no sync: a detail fetched again would be stored by the other rule)
     await Database.with(dbPath, async (db) => {
@@ -46,6 +49,7 @@ describe('schema 12', () => {
     await Database.with(dbPath, async (db) => {
       expect(await db.all(FIGURES)).toEqual(stored.rows);
       expect(await db.all(CONVERSATION_FIGURES)).toEqual(stored.conversations);
+      expect(await db.all(VISITS)).toEqual(stored.visits);
       expect(await db.all(`SELECT * EXCLUDE (words, response_sec, repeat_of_seq, agent_run, turns_after) FROM transcript_turns ORDER BY conversation_id, seq`)).toEqual(stored.turns);
     }, { readOnly: true });
   }, 180_000);

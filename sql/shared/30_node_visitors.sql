@@ -20,28 +20,22 @@
 --
 -- Materialized: table (node_funnel reads it twice, drop_off once: built once per run that needs it)
 
--- visits are counted per conversation and node before the conversation's figures are joined:
--- grouping by two columns, then joining one row per pair, is cheaper than the other way round
-WITH per_conversation AS (
-  SELECT conversation_id, node_key, count(*) AS visits
-  FROM filtered_node_visits
-  GROUP BY conversation_id, node_key
-)
+-- each visit carries its entry number (node_visits.entry_no): a conversation's first entry into a
+-- node stands for the conversation, so no per-conversation grouping comes first
 SELECT
-  c.space,
-  c.agent_id,
-  a.name                                                              AS agent_name,
+  v.space,
+  v.agent_id,
+  a.name                                                                                  AS agent_name,
   v.node_key,
-  count(*)                                                            AS conversations_visited,
-  sum(v.visits)::BIGINT                                               AS visits,
-  count(*) FILTER (WHERE c.last_node IS NOT DISTINCT FROM v.node_key) AS ended_here,
-  count(*) FILTER (WHERE c.outcome = 'completed')                     AS completed,
-  count(*) FILTER (WHERE c.outcome = 'transferred')                   AS transferred,
-  count(*) FILTER (WHERE c.outcome = 'hung_up')                       AS hung_up,
-  count(*) FILTER (WHERE c.outcome = 'failed')                        AS failed,
-  count(*) FILTER (WHERE c.outcome NOT IN ('completed', 'transferred', 'hung_up', 'failed')) AS other,
-  count(*) FILTER (WHERE c.outcome IS NULL)                           AS in_progress
-FROM per_conversation v
-JOIN filtered_conversations c ON c.id = v.conversation_id
-LEFT JOIN agents a ON a.id = c.agent_id
-GROUP BY c.space, c.agent_id, a.name, v.node_key
+  count(*) FILTER (WHERE v.entry_no = 1)                                                  AS conversations_visited,
+  count(*)::BIGINT                                                                        AS visits,
+  count(*) FILTER (WHERE v.entry_no = 1 AND v.last_node IS NOT DISTINCT FROM v.node_key) AS ended_here,
+  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome = 'completed')                     AS completed,
+  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome = 'transferred')                   AS transferred,
+  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome = 'hung_up')                       AS hung_up,
+  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome = 'failed')                        AS failed,
+  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome NOT IN ('completed', 'transferred', 'hung_up', 'failed')) AS other,
+  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome IS NULL)                           AS in_progress
+FROM filtered_node_visits v
+LEFT JOIN agents a ON a.id = v.agent_id
+GROUP BY v.space, v.agent_id, a.name, v.node_key

@@ -14,7 +14,7 @@ import { Database } from '../store/database.js';
 import { rebuild } from '../store/derive.js';
 import { SCHEMA_SQL } from '../store/schema.js';
 import { normaliseDetail } from '../store/normalise.js';
-import { CONVERSATION_FIGURES_SQL, turnFiguresSql } from '../store/figures.js';
+import { CONVERSATION_FIGURES_SQL, turnFiguresSql, VISIT_ENTRY_SQL } from '../store/figures.js';
 import { saveDetails, saveListPage, startRun, type FetchedDetail, type RunCounters } from '../store/writes.js';
 import { generateDataset } from '../simulator/index.js';
 
@@ -151,8 +151,9 @@ export async function benchNormalise(dir: string, n: number, log: (s: string) =>
       FROM (SELECT data.id AS id, generate_subscripts(data.tool_calls, 1) - 1 AS seq, unnest(data.tool_calls, recursive := true) FROM d)`);
     await floor.run(`
       INSERT INTO node_visits
-      SELECT id, seq, try_cast("at" AS TIMESTAMPTZ), node_key
-      FROM (SELECT data.id AS id, generate_subscripts(data.node_path, 1) - 1 AS seq, unnest(data.node_path, recursive := true) FROM d)`);
+      SELECT conversation_id, seq, entered_at, node_key, ${VISIT_ENTRY_SQL}
+      FROM (SELECT id AS conversation_id, seq, try_cast("at" AS TIMESTAMPTZ) AS entered_at, node_key
+            FROM (SELECT data.id AS id, generate_subscripts(data.node_path, 1) - 1 AS seq, unnest(data.node_path, recursive := true) FROM d))`);
     await floor.run(`INSERT INTO conversation_figures ${CONVERSATION_FIGURES_SQL}`);
     await floor.run('CHECKPOINT');
     floorSec = (performance.now() - t) / 1000;

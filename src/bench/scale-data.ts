@@ -5,7 +5,7 @@
 // the same N gives the same data.
 
 import type { Database } from '../store/database.js';
-import { CONVERSATION_FIGURES_SQL, turnFiguresSql } from '../store/figures.js';
+import { CONVERSATION_FIGURES_SQL, turnFiguresSql, VISIT_ENTRY_SQL } from '../store/figures.js';
 
 export interface ScaleCounts {
   conversations: number;
@@ -92,15 +92,16 @@ export async function generateScaleData(db: Database, n: number, options: ScaleO
     // Node path: greeting, middle nodes, then a last node that fits the outcome.
     await db.run(`
       INSERT INTO node_visits
-      SELECT id, seq, started_at + to_seconds(seq * duration_sec // path_len),
-             CASE
-               WHEN seq = 0 THEN 'greeting'
-               WHEN seq = path_len - 1 AND outcome = 'completed' THEN 'end'
-               WHEN seq = path_len - 1 AND outcome = 'transferred' THEN 'transfer_human'
-               ELSE ['conversation', 'lookup_order', 'faq', 'book_appointment', 'collect_details'][(1 + hash(i, seq, 'node') % 5)::BIGINT]
-             END
-      FROM g, range(path_len) r(seq)
-      WHERE has_detail`);
+      SELECT conversation_id, seq, entered_at, node_key, ${VISIT_ENTRY_SQL}
+      FROM (SELECT id AS conversation_id, seq, started_at + to_seconds(seq * duration_sec // path_len) AS entered_at,
+                   CASE
+                     WHEN seq = 0 THEN 'greeting'
+                     WHEN seq = path_len - 1 AND outcome = 'completed' THEN 'end'
+                     WHEN seq = path_len - 1 AND outcome = 'transferred' THEN 'transfer_human'
+                     ELSE ['conversation', 'lookup_order', 'faq', 'book_appointment', 'collect_details'][(1 + hash(i, seq, 'node') % 5)::BIGINT]
+                   END AS node_key
+            FROM g, range(path_len) r(seq)
+            WHERE has_detail)`);
 
     await db.run(`
       INSERT INTO tool_calls

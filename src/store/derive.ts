@@ -6,7 +6,7 @@
 import type { Database, Params } from './database.js';
 import { detailState, normaliseDetailText, normaliseSummary, setAsideUnstorable, type ConversationFields, type Drift, type NormalisedDetail } from './normalise.js';
 import { deriveSpaceConfig } from './space-config.js';
-import { conversationFigures, turnFigures } from './figures.js';
+import { conversationFigures, turnFigures, visitEntries } from './figures.js';
 import { indexStagedTurns } from '../search/maintain.js';
 import { SEARCH_TABLES } from '../search/schema.js';
 
@@ -144,8 +144,17 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
     );
   }
   if (usable.some((d) => (d.normalised as { visits: unknown[] }).visits.length > 0)) {
-    await stage(db, '_visit_rows', ['conversation_id', 'seq', 'entered_at', 'node_key'], rows((n) => n.visits, (id, seq, v) => [id, String(seq), v.at, v.node_key]));
-    await db.run(`INSERT INTO node_visits SELECT conversation_id, seq::INTEGER, try_cast(entered_at AS TIMESTAMPTZ), node_key FROM _visit_rows`);
+    const visitRows = function* () {
+      for (const { id, n } of figured) {
+        const entries = visitEntries(n.visits);
+        for (let seq = 0; seq < n.visits.length; seq++) {
+          const v = n.visits[seq]!;
+          yield [id, String(seq), v.at, v.node_key, String(entries[seq])];
+        }
+      }
+    };
+    await stage(db, '_visit_rows', ['conversation_id', 'seq', 'entered_at', 'node_key', 'entry_no'], visitRows());
+    await db.run(`INSERT INTO node_visits SELECT conversation_id, seq::INTEGER, try_cast(entered_at AS TIMESTAMPTZ), node_key, entry_no::INTEGER FROM _visit_rows`);
   }
   const perConversation = figured.flatMap(({ id, n, figures }) => {
     const c = conversationFigures(n.turns, figures, n.visits, n.toolCalls);

@@ -1,5 +1,6 @@
 // What reports read of each transcript turn (transcript_turns.words, response_sec, repeat_of_seq,
-// agent_run, turns_after) and of each conversation (conversation_figures), worked out once when the
+// agent_run, turns_after), of each node visit (node_visits.entry_no) and of each conversation
+// (conversation_figures), worked out once when the
 // rows are stored, so that a report aggregates columns instead of joining every turn with its
 // neighbours or counting every row of a conversation at each run. Pure: the same rules serve the
 // write path, `rebuild`, and (as SQL) the migration of a database stored before them.
@@ -117,6 +118,22 @@ export function conversationFigures(
     failed_tool_calls: toolCalls.filter((c) => c.status !== 'ok').length,
   };
 }
+
+/**
+ * Each node visit's entry number: 1 for the conversation's first entry into its node, 2 for the
+ * second, …; visits without a node_key are counted as one node, as SQL's PARTITION BY does.
+ */
+export function visitEntries(visits: readonly { node_key: string | null }[]): number[] {
+  const entered = new Map<string | null, number>();
+  return visits.map((v) => {
+    const n = (entered.get(v.node_key) ?? 0) + 1;
+    entered.set(v.node_key, n);
+    return n;
+  });
+}
+
+/** SQL: the entry number of each row of `node_visits` (visitEntries), the migration's rule. */
+export const VISIT_ENTRY_SQL = 'row_number() OVER (PARTITION BY conversation_id, node_key ORDER BY seq)::INTEGER';
 
 /** The same figures in SQL, from the stored turns (with their figures), node visits and tool calls: the migration's rule. */
 export const CONVERSATION_FIGURES_SQL = `

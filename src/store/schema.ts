@@ -5,12 +5,12 @@
 import { ERASURES_DDL } from '../erase/schema.js';
 import { REDACTION_AT_REST_DDL } from './at-rest.js';
 import { SEARCH_DDL, SEARCH_MIGRATION } from '../search/schema.js';
-import { CONVERSATION_FIGURES_DDL, CONVERSATION_FIGURES_SQL, turnFiguresSql } from './figures.js';
+import { CONVERSATION_FIGURES_DDL, CONVERSATION_FIGURES_SQL, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
 
-/** Parts the turn figures of a stored database are worked out in (schema 12). */
+/** Parts the figures of a stored database are worked out in (schemas 12 and 13). */
 const TURN_FIGURES_PARTS = 16;
 
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -126,7 +126,8 @@ const BIG_TABLES = {
   conversation_id VARCHAR NOT NULL,
   seq INTEGER NOT NULL,
   entered_at TIMESTAMPTZ,
-  node_key VARCHAR
+  node_key VARCHAR,
+  entry_no INTEGER
 );`,
   detail_drift: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} detail_drift (
   conversation_id VARCHAR NOT NULL,
@@ -240,6 +241,13 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
       DROP TABLE transcript_turns_v11;
       ${CONVERSATION_FIGURES_DDL}
       INSERT INTO conversation_figures ${CONVERSATION_FIGURES_SQL};`,
+  // Each node visit's entry number (figures.ts) from the visits already stored, part by part.
+  13: `ALTER TABLE node_visits RENAME TO node_visits_v12;
+      ${BIG_TABLES.node_visits()}
+      ${Array.from({ length: TURN_FIGURES_PARTS }, (_, part) =>
+        `INSERT INTO node_visits SELECT conversation_id, seq, entered_at, node_key, ${VISIT_ENTRY_SQL}
+         FROM node_visits_v12 WHERE hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part};`).join('\n')}
+      DROP TABLE node_visits_v12;`,
 };
 
 export const SCHEMA_SQL = `

@@ -112,7 +112,15 @@ export async function expectStoreMatches(
     const visits = await db.all(`SELECT * FROM node_visits WHERE ${ofSpaceChild} ORDER BY conversation_id, seq`, params);
     const expectedVisits = [...expected.values()]
       .sort((a, b) => (a.id < b.id ? -1 : 1))
-      .flatMap((c) => c.node_path.map((v, seq) => ({ conversation_id: c.id, seq, entered_at: ms(v.at), node_key: v.node_key })));
+      .flatMap((c) =>
+        c.node_path.map((v, seq) => ({
+          conversation_id: c.id,
+          seq,
+          entered_at: ms(v.at),
+          node_key: v.node_key,
+          entry_no: c.node_path.slice(0, seq + 1).filter((w) => w.node_key === v.node_key).length,
+        })),
+      );
     expect(visits.map((v) => ({ ...v, entered_at: ms(v.entered_at) }))).toEqual(expectedVisits);
 
     await expectNoDuplicateKeys(db);

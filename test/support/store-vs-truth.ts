@@ -106,9 +106,16 @@ export async function expectStoreMatchesTruth(dbPath: string, sim: Simulator, id
         })),
       );
       expect(
-        (visits.get(id) ?? []).map((v) => ({ entered_at: ms(v.entered_at), node_key: v.node_key })),
+        (visits.get(id) ?? []).map((v) => ({ entered_at: ms(v.entered_at), node_key: v.node_key, entry_no: v.entry_no })),
         `node path of ${label}`,
-      ).toEqual((meant.node_path ?? []).map((v) => ({ entered_at: ms(v.at), node_key: v.node_key ?? null })));
+      ).toEqual(
+        (meant.node_path ?? []).map((v, i, path) => ({
+          entered_at: ms(v.at),
+          node_key: v.node_key ?? null,
+          // the how-many-th entry into this node (no node counting as one) up to this one
+          entry_no: path.slice(0, i + 1).filter((w) => (w.node_key ?? null) === (v.node_key ?? null)).length,
+        })),
+      );
     }
     const total = await db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM conversations`);
     expect(total?.n, 'conversations rows in all').toBe(ids.length);
