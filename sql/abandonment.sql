@@ -29,10 +29,10 @@
 -- Parameters: --from, --to, --agent, --channel (filters); --tz (day boundaries).
 
 WITH left_nodes AS (
-  SELECT DISTINCT v.space, v.agent_id, v.node_key
-  FROM filtered_node_visits v
-  JOIN filtered_conversations c ON c.id = v.conversation_id
-  WHERE v.seq < c.node_visits - 1
+  -- a visit before the conversation's last (node_visits is the conversation's count)
+  SELECT DISTINCT space, agent_id, node_key
+  FROM filtered_node_visits
+  WHERE seq < node_visits - 1
 ),
 end_nodes AS (
   SELECT DISTINCT space, agent_id, last_node AS node_key

@@ -4,10 +4,10 @@
 -- Conversations whose detail is not stored have no entries.
 --
 -- Columns:
---   conversation_id, seq, entered_at, node_key, entry_no    as in node_visits
---   space, agent_id, channel, outcome, last_node             of the conversation (see filtered_conversations)
+--   conversation_id, seq, entered_at, node_key, entry_no       as in node_visits
+--   space, agent_id, channel, outcome, last_node, node_visits  of the conversation (see filtered_conversations)
 
 SELECT v.conversation_id, v.seq, v.entered_at, v.node_key, v.entry_no,
-       c.space, c.agent_id, c.channel, c.outcome, c.last_node
+       c.space, c.agent_id, c.channel, c.outcome, c.last_node, c.node_visits
 FROM node_visits v
 JOIN filtered_conversations c ON c.id = v.conversation_id
