@@ -164,10 +164,11 @@ const scenarios: Record<string, Scenario> = {
     return runCli(['sync'], envFor(sim, tempDb()));
   },
   'waiting Ns: …': async () => {
-    // another job spent the key just before the run: the run waits for the window to turn over
+    // another job spent the key just before the run: the run waits for the window to turn over,
+    // once (a budget that holds the whole run after the turnover)
     const windowMs = 12_000;
-    const sim = await simulator({ conversations: 5, rateLimit: 10, windowMs });
-    for (let i = 0; i < 9; i++) await (await request(`${sim.baseUrl}/spaces`, { headers: { authorization: `Bearer ${sim.apiKey}` } })).body.dump();
+    const sim = await simulator({ conversations: 5, rateLimit: 20, windowMs });
+    for (let i = 0; i < 19; i++) await (await request(`${sim.baseUrl}/spaces`, { headers: { authorization: `Bearer ${sim.apiKey}` } })).body.dump();
     return runCli(['sync'], envFor(sim, tempDb(), { CONVODUCK_RATE_WINDOW_MS: String(windowMs) }));
   },
   'sync failed: …': async () => {
