@@ -123,24 +123,23 @@ describe('sync on every reading of the rate limit', () => {
 
   it('says on stderr what it waits for, and the first SIGTERM ends the wait at once', async () => {
     const window = 8_000;
-    const sim = await simulator({ seed: 75, conversations: 12, rateLimit: 20, windowMs: window });
-    // all but one: the run's first request gets the last slot and sees the key spent
-    const spend = async (): Promise<void> => {
+    // A spent key, on a server of its own for each run: the second run meets a freshly spent key
+    // without waiting for the first run's requests to leave the window.
+    const spentKey = async (): Promise<NodeJS.ProcessEnv> => {
+      const sim = await simulator({ seed: 75, conversations: 12, rateLimit: 20, windowMs: window });
+      // all but one: the run's first request gets the last slot and sees the key spent
       for (let i = 0; i < 19; i++) {
         const res = await request(`${sim.baseUrl}/spaces`, { headers: { authorization: `Bearer ${sim.apiKey}` } });
         await res.body.dump();
       }
+      return { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: tempDb(), CONVODUCK_RATE_WINDOW_MS: String(window) };
     };
-    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: tempDb(), CONVODUCK_RATE_WINDOW_MS: String(window) };
 
-    await spend();
-    const waited = await startCli(['sync'], env).done;
+    const waited = await startCli(['sync'], await spentKey()).done;
     expect(waited.code, waited.stderr).toBe(0);
     expect(waited.stderr).toMatch(/waiting \d+s: (another client, or an earlier run, is using the key’s budget|the server answered 429, waiting as its Retry-After says)/);
 
-    await new Promise((r) => setTimeout(r, window));
-    await spend();
-    const run = startCli(['sync'], { ...env, CONVODUCK_DB: tempDb() });
+    const run = startCli(['sync'], await spentKey());
     await new Promise((r) => setTimeout(r, 2_500));
     const signalledAt = Date.now();
     run.child.kill('SIGTERM');
