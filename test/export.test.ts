@@ -257,6 +257,25 @@ describe('export', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('convoduck: --out DIR is required: the directory to write the files to\n');
   });
+
+  it('waits for another export’s first write into the folder: its tables moved in, its manifest not yet written', async () => {
+    const first = outDir();
+    expect((await runCli(['export', '--db', dbPath, '--out', first])).code).toBe(0);
+    // another machine's export half-way through its first write: its tables and staging directory, no manifest
+    const shared = outDir();
+    const staging = join(shared, '.convoduck-staging-other-host-1');
+    mkdirSync(staging, { recursive: true });
+    for (const e of readdirSync(first)) if (e !== MANIFEST_FILE) renameSync(join(first, e), join(shared, e));
+    const finishing = setTimeout(() => {
+      copyFileSync(join(first, MANIFEST_FILE), join(staging, MANIFEST_FILE));
+      renameSync(join(staging, MANIFEST_FILE), join(shared, MANIFEST_FILE));
+      rmSync(staging, { recursive: true });
+    }, 1_500);
+    const res = await runCli(['export', '--db', dbPath, '--out', shared]);
+    clearTimeout(finishing);
+    expect(res.code, res.stderr).toBe(0);
+    expect(await exportedRows(shared, 'conversations')).toBeGreaterThan(0);
+  });
 });
 
 /** Every file and directory under `root` with a hash of its bytes (directories: their mode). */

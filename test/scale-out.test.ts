@@ -4,7 +4,7 @@
 // what the two databases hold, run after run.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../src/simulator/index.js';
@@ -120,7 +120,12 @@ describe('scale-out: machines exporting their spaces into one lake', () => {
     for (const round of [1, 2]) {
       if (round === 2) for (const sim of sims) sim.addConversations(7, { open: false });
       const results = await Promise.all([runJob(one), runJob(two)]);
-      expect(results, JSON.stringify(results)).toEqual([
+      // the job writes its messages to its log, as the doc's job does: show them when it fails
+      const logs = [one, two].map((m) => {
+        const log = join(m.root, 'var/log/convoduck/sync.log');
+        return `${m.root}:\n${existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-15).join('\n') : '(no log)'}`;
+      });
+      expect(results, `round ${round}: ${JSON.stringify(results)}\n${logs.join('\n')}`).toEqual([
         { code: 0, stderr: '' },
         { code: 0, stderr: '' },
       ]);

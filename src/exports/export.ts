@@ -119,8 +119,29 @@ export function parseTableList(value: string): PublicTable[] {
   return PUBLIC_TABLES.filter((t) => names.includes(t));
 }
 
-/** Creates OUT (0700) or checks that an existing OUT is empty or an earlier export. */
-function prepareOutDir(outDir: string, shownDir: string): Manifest | null {
+/**
+ * How long an export waits for another machine's export to finish its first write into OUT: between
+ * moving its tables in and writing its manifest, OUT holds tables without a manifest.
+ */
+const FIRST_EXPORT_WAIT_MS = 10_000;
+const FIRST_EXPORT_POLL_MS = 100;
+
+/**
+ * Creates OUT (0700) or checks that an existing OUT is empty or an earlier export. An OUT holding
+ * another export's staging directory but no manifest yet is that export's first write: its
+ * manifest is waited for (up to FIRST_EXPORT_WAIT_MS), then read.
+ */
+async function prepareOutDir(outDir: string, shownDir: string): Promise<Manifest | null> {
+  const deadline = Date.now() + FIRST_EXPORT_WAIT_MS;
+  for (;;) {
+    const manifest = checkOutDir(outDir, shownDir, Date.now() < deadline);
+    if (manifest !== 'pending') return manifest;
+    await new Promise((r) => setTimeout(r, FIRST_EXPORT_POLL_MS));
+  }
+}
+
+/** prepareOutDir's one look at OUT; `pending` while another export's first write may still bring its manifest. */
+function checkOutDir(outDir: string, shownDir: string, mayWait: boolean): Manifest | null | 'pending' {
   if (!existsSync(outDir)) {
     createOutputDir(outDir, 0o700);
     chmodSync(outDir, 0o700);
@@ -130,7 +151,9 @@ function prepareOutDir(outDir: string, shownDir: string): Manifest | null {
     throw new InvalidInputError(`--out ${outDir} is a file: pass a directory (it is created if missing)`);
   }
   const manifest = readManifest(outDir, shownDir);
-  const entries = readdirSync(outDir).filter((e) => !e.startsWith(STAGING_PREFIX));
+  const all = readdirSync(outDir);
+  const entries = all.filter((e) => !e.startsWith(STAGING_PREFIX));
+  if (!manifest && entries.length > 0 && mayWait && all.some((e) => e.startsWith(STAGING_PREFIX))) return 'pending';
   if (!manifest && entries.length > 0) {
     throw new InvalidInputError(
       `--out ${outDir} is not empty and holds no earlier convoduck export (${MANIFEST_FILE}): ` +
@@ -169,7 +192,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
 
   const previousUmask = setUmask(0o077);
   try {
-    const manifest = prepareOutDir(outDir, options.outDir);
+    const manifest = await prepareOutDir(outDir, options.outDir);
     checkRedaction(manifest, options.redaction, options.outDir);
     // Refusals come before the staging directory: a refused export leaves OUT as it was.
     checkLayout(outDir, options.outDir, manifest, {
