@@ -30,7 +30,6 @@ export function csvField(text: string | null): string {
 
 /** What makes a spreadsheet read a cell as a formula (OWASP's list). */
 const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r', '\n'];
-const FORMULA_START = /^[=+\-@\t\r\n]/;
 
 /** JavaScript's `\s`, for SQL: the characters that make csvField quote a field they start or end. */
 const BLANKS = ['\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)),
@@ -54,7 +53,7 @@ export function isTextType(type: DuckDBType): boolean {
 
 /** A text cell a spreadsheet would run as a formula, with a leading `'` so it shows as text. */
 export function neutralise(text: string | null): string | null {
-  return text !== null && FORMULA_START.test(text) ? `'${text}` : text;
+  return text !== null && FORMULA_STARTS.includes(text.charAt(0)) ? `'${text}` : text;
 }
 
 /**
