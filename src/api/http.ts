@@ -276,8 +276,13 @@ export class HttpClient {
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(new AttemptTimeout(this.timeoutMs)), this.timeoutMs);
     const signal = AbortSignal.any([timer.signal, this.closing.signal]);
-    this.counters.requests++;
     this.emit({ type: 'request', method: 'GET', path: shown, attempt });
+    // Counted as sent once written or answered: an attempt still connecting may never be.
+    let counted = false;
+    const countSent = (): void => {
+      if (!counted) this.counters.requests++;
+      counted = true;
+    };
     const responded = (status: number): void =>
       this.emit({ type: 'response', method: 'GET', path: shown, status, ms: performance.now() - started, attempt });
     let observed = false;
@@ -285,6 +290,7 @@ export class HttpClient {
     // The limiter recorded the send when it let it go; the server counts it from when it arrives.
     const unwatch = watchSocketWrite(url, () => {
       written = true;
+      countSent();
       this.limiter.restamp(ticket, this.limiter.now());
     });
     try {
@@ -306,6 +312,7 @@ export class HttpClient {
       const pauseMs = head.status === 429 ? throttleWaitMs(head, this.windowMs, Date.now()) : undefined;
       this.limiter.observe(ticket, { limit: head.limit, remaining: head.remaining, status: head.status, pauseMs });
       observed = true;
+      countSent();
       this.emit({ type: 'rate', path: shown, status: head.status, limit: head.limit, remaining: head.remaining, retryAfter: head.retryAfter });
       let body: Buffer | null = null;
       if (!bodyMatters(head.status)) {
@@ -327,11 +334,11 @@ export class HttpClient {
       const unreached = written || observed ? null : connectFailure(err, url.host);
       if (unreached !== null) {
         // Never sent: neither our count nor the server's window holds it.
-        this.counters.requests--;
         this.limiter.unsent(ticket);
         this.trouble = { problem: unreached, attempt: attempt + 1 };
-      } else if (!observed) {
-        this.limiter.release(ticket);
+      } else {
+        countSent();
+        if (!observed) this.limiter.release(ticket);
       }
       if (err instanceof ApiError) throw err;
       const ms = performance.now() - started;

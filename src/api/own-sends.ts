@@ -8,6 +8,8 @@ export interface SendRecord {
   readonly id: number;
   t: number;
   state: SendState;
+  /** written to the socket or answered: from then on the server may count it */
+  reached: boolean;
 }
 
 export class OwnSends {
@@ -34,7 +36,7 @@ export class OwnSends {
   }
 
   add(t: number): SendRecord {
-    const rec: SendRecord = { id: this.nextId++, t, state: 'pending' };
+    const rec: SendRecord = { id: this.nextId++, t, state: 'pending', reached: false };
     this.list.push(rec);
     this.pending.set(rec.id, rec);
     return rec;
@@ -46,6 +48,7 @@ export class OwnSends {
     if (!rec) return undefined;
     this.pending.delete(id);
     rec.state = state;
+    rec.reached = true;
     return rec;
   }
 
@@ -58,10 +61,12 @@ export class OwnSends {
     return true;
   }
 
-  /** A pending send left only at `t`: its record moves there. */
+  /** A pending send left only at `t`: it has reached the server, and its record moves there. */
   restamp(id: number, t: number): void {
     const rec = this.pending.get(id);
-    if (!rec || t <= rec.t) return;
+    if (!rec) return;
+    rec.reached = true;
+    if (t <= rec.t) return;
     const from = this.list.lastIndexOf(rec);
     if (from < 0) return;
     this.list.splice(from, 1);

@@ -92,7 +92,7 @@ export interface RateObservation {
 export interface RateLimiterStats {
   /** Sends recorded since creation. */
   sent: number;
-  /** Our sends inside the window now. */
+  /** Our sends inside the window now that reached the server (written or answered). */
   inWindow: number;
   /** When each of those leaves the window, in ms from now, soonest first. */
   leaveInMs: number[];
@@ -317,10 +317,12 @@ export class RateLimiter {
     const t = this.clock.now();
     const foreign = this.limitReading.refill ? this.limitReading.foreign(this.limitReading.read(t), this.limit) : this.foreignEstimate(t);
     const reserve = this.reserve;
+    // A send still connecting is in flight, not yet in the server's window (it may never be).
+    const reached = this.sends.inWindow(t).filter((s) => s.reached);
     return {
       sent: this.sentCount,
-      inWindow: this.sends.inWindow(t).length,
-      leaveInMs: this.sends.inWindow(t).map((s) => Math.max(0, s.t + this.windowMs + this.guardMs - t)),
+      inWindow: reached.length,
+      leaveInMs: reached.map((s) => Math.max(0, s.t + this.windowMs + this.guardMs - t)),
       inFlight: this.sends.inFlight,
       waiting: this.queue.length,
       limit: this.limit,

@@ -344,6 +344,26 @@ describe('RateLimiter (fake clock)', () => {
     expect(times).toEqual([35, 1031]);
   });
 
+  it('shows a send in its window once it reached the server, and a send never connected not at all', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock, windowMs: 1000, initialLimit: 5, guardMs: 1, minSpacingMs: 0, reserve: 0 });
+    const written = await limiter.acquire();
+    // still connecting: in flight, not yet in the window
+    expect(limiter.stats()).toMatchObject({ inWindow: 0, inFlight: 1 });
+    limiter.restamp(written, clock.now());
+    expect(limiter.stats()).toMatchObject({ inWindow: 1, inFlight: 1 });
+    limiter.observe(written, { limit: 5, remaining: 4 });
+    const tickets: Ticket[] = [];
+    for (let i = 0; i < 2; i++) void limiter.acquire().then((t) => tickets.push(t));
+    await clock.runUntil(100);
+    const [answered, refused] = tickets as [Ticket, Ticket];
+    expect(limiter.stats()).toMatchObject({ inWindow: 1, inFlight: 2 });
+    limiter.observe(answered, { limit: 5, remaining: 3 });
+    expect(limiter.stats()).toMatchObject({ inWindow: 2, inFlight: 1 });
+    limiter.unsent(refused);
+    expect(limiter.stats()).toMatchObject({ inWindow: 2, inFlight: 0 });
+  });
+
   it('keeps sends at least minSpacingMs apart, so the server sees them in order', async () => {
     const clock = new FakeClock();
     const limiter = new RateLimiter({ clock, windowMs: W });
