@@ -5,9 +5,8 @@
 // a list or struct), JSON and Parquet by DuckDB's COPY.
 
 import { StatementType, VARCHAR, type DuckDBConnection, type DuckDBResult, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import { createReadStream, createWriteStream, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import { csvHeader, csvLinesSql, CsvWriter } from '../output/csv.js';
 import { sessionWallClock } from '../output/values.js';
@@ -215,8 +214,9 @@ async function csvPlan(connection: DuckDBConnection, select: string, options: Wr
 }
 
 /**
- * Writes the header, then has DuckDB's COPY write every row's line (selected by `lines`) as it is:
- * no quote or escape character of its own, the line already quoted field by field.
+ * Has DuckDB's COPY write the whole file: the header line as the name of its one column (written
+ * as it is), then every row's line (selected by `lines`), with no quote or escape character of its
+ * own, the lines already quoted field by field.
  */
 async function copyCsv(
   connection: DuckDBConnection,
@@ -225,21 +225,16 @@ async function copyCsv(
   path: string,
   options: WriteOptions,
 ): Promise<number> {
-  writeFileSync(path, csvHeader(names, { excel: options.excel }));
-  const body = `${path}.rows`;
-  try {
-    const lineEnd = options.excel ? ` || chr(13)` : '';
-    const { count } = await runBound(
-      connection,
-      `COPY (SELECT line${lineEnd} FROM (${lines})) TO $${OUTPUT_PATH_PARAM} (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')`,
-      { ...bound.values, [OUTPUT_PATH_PARAM]: body },
-      { ...bound.types, [OUTPUT_PATH_PARAM]: VARCHAR },
-    );
-    await pipeline(createReadStream(body), createWriteStream(path, { flags: 'a' }));
-    return count;
-  } finally {
-    rmSync(body, { force: true });
-  }
+  // DuckDB ends the header line with a line feed: an excel header keeps its carriage return
+  const header = csvHeader(names, { excel: options.excel }).slice(0, -1);
+  const lineEnd = options.excel ? ` || chr(13)` : '';
+  const { count } = await runBound(
+    connection,
+    `COPY (SELECT line${lineEnd} AS "${header.replaceAll('"', '""')}" FROM (${lines})) TO $${OUTPUT_PATH_PARAM} (FORMAT csv, HEADER true, QUOTE '', ESCAPE '')`,
+    { ...bound.values, [OUTPUT_PATH_PARAM]: path },
+    { ...bound.types, [OUTPUT_PATH_PARAM]: VARCHAR },
+  );
+  return count;
 }
 
 /** Bytes of CSV gathered before each write to the file. */

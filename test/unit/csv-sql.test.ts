@@ -30,7 +30,11 @@ const VALUES = `SELECT * FROM (VALUES
   ('nbsp' || chr(160), 0, 1, 1, 1, 2/3, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
   (chr(8232) || 'ls', 0, 1, 1, 1, 1e-4, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
   ('cr' || chr(13), 0, 1, 1, 1, 1e15, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-  ('ünïcødé 👍🏽 עברית', 0, 1, 1, 1, 7, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
+  ('ünïcødé 👍🏽 עברית', 0, 1, 1, 1, 7, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+  ('ends in a mark ' || chr(769), 0, 1, 1, 1, 7, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+  ('👍' || chr(12288), 0, 1, 1, 1, 7, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+  ('ends in an emoji 👍🏽', 0, 1, 1, 1, 7, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+  ('crlf' || chr(13) || chr(10), 0, 1, 1, 1, 7, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
 ) AS t("text", tiny, int, big, huge, dbl, dec, bool, day, instant, wall, wall_s, wall_ms, wall_ns, id, doc)`;
 
 let instance: DuckDBInstance;
