@@ -29,10 +29,11 @@
 -- Parameters: --from, --to, --agent, --channel (filters); --tz (day boundaries).
 
 WITH left_nodes AS (
-  -- a visit before the conversation's last (node_visits is the conversation's count)
-  SELECT DISTINCT space, agent_id, node_key
-  FROM filtered_node_visits
-  WHERE seq < node_visits - 1
+  -- nodes some conversation left: a conversation's last visit is one of the visits of the node it
+  -- ended at, so the visits that were left are the visits less those ended there
+  SELECT space, agent_id, node_key
+  FROM node_visitors
+  WHERE visits > ended_here
 ),
 end_nodes AS (
   SELECT DISTINCT space, agent_id, last_node AS node_key

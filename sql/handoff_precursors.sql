@@ -31,42 +31,44 @@
 -- Parameters: --from, --to, --agent, --channel (filters); --last-turns (default 4),
 -- --slow-seconds (default 10), --loop-visits (default 2).
 
-WITH window_turns AS (
-  -- turns_after, response_sec and repeat_of_seq are worked out as each turn is stored
-  SELECT conversation_id, spoken_at, node_key, response_sec, repeat_of_seq, space, agent_id, outcome, started_at
-  FROM filtered_turns
-  WHERE outcome IN ('completed', 'transferred', 'hung_up') AND turns_after < $last_turns::INTEGER
-),
-windows AS (
-  -- one pass over the window turns gives each conversation's window and the events its turns hold
-  SELECT conversation_id, any_value(space) AS space, any_value(agent_id) AS agent_id,
-         any_value(outcome) AS outcome, any_value(started_at) AS started_at, min(spoken_at) AS window_start,
-         bool_or(response_sec > $slow_seconds::INTEGER) AS slow_answer,
-         bool_or(repeat_of_seq IS NOT NULL) AS repeat,
-         list(DISTINCT node_key) FILTER (WHERE node_key IS NOT NULL) AS nodes
-  FROM window_turns
-  GROUP BY conversation_id
+WITH windows AS (
+  -- each conversation's window and the events its turns hold, in one pass over the stored turns
+  -- (turns_after, response_sec and repeat_of_seq are worked out as each turn is stored), then
+  -- joined to its conversation: joining each turn first would carry its fields through the grouping
+  SELECT c.conversation_key, c.id AS conversation_id, c.space, c.agent_id, c.outcome, c.started_at,
+         w.window_start, w.slow_answer, w.repeat, w.nodes
+  FROM (
+    SELECT conversation_key, min(spoken_at) AS window_start,
+           bool_or(response_sec > $slow_seconds::INTEGER) AS slow_answer,
+           bool_or(repeat_of_seq IS NOT NULL) AS repeat,
+           list_distinct(list(node_key)) AS nodes -- list_distinct leaves out NULL
+    FROM transcript_turns
+    WHERE turns_after < $last_turns::INTEGER
+    GROUP BY conversation_key
+  ) w
+  JOIN filtered_conversations c ON c.conversation_key = w.conversation_key
+  WHERE c.outcome IN ('completed', 'transferred', 'hung_up')
 ),
 window_nodes AS (
-  SELECT conversation_id, unnest(nodes) AS node_key FROM windows
+  SELECT conversation_key, unnest(nodes) AS node_key FROM windows
 ),
 events AS (
   -- each branch is one event, at most once per conversation (and node): no row repeats another
-  SELECT w.conversation_id, 'failed_tool' AS event, NULL AS node_key
+  SELECT w.conversation_key, 'failed_tool' AS event, NULL AS node_key
   FROM windows w
   WHERE EXISTS (SELECT 1 FROM filtered_tool_calls k
-                WHERE k.conversation_id = w.conversation_id AND k.failed AND k.called_at >= w.window_start)
+                WHERE k.conversation_key = w.conversation_key AND k.failed AND k.called_at >= w.window_start)
   UNION ALL
-  SELECT conversation_id, 'slow_answer', NULL FROM windows WHERE slow_answer
+  SELECT conversation_key, 'slow_answer', NULL FROM windows WHERE slow_answer
   UNION ALL
-  SELECT conversation_id, 'repeat', NULL FROM windows WHERE repeat
+  SELECT conversation_key, 'repeat', NULL FROM windows WHERE repeat
   UNION ALL
-  SELECT DISTINCT w.conversation_id, 'loop', NULL
+  SELECT DISTINCT w.conversation_key, 'loop', NULL
   FROM window_nodes w
-  JOIN filtered_node_visits v ON v.conversation_id = w.conversation_id AND v.node_key = w.node_key
+  JOIN filtered_node_visits v ON v.conversation_key = w.conversation_key AND v.node_key = w.node_key
   WHERE v.entry_no > $loop_visits::INTEGER
   UNION ALL
-  SELECT conversation_id, 'node', node_key FROM window_nodes
+  SELECT conversation_key, 'node', node_key FROM window_nodes
 ),
 totals AS (
   SELECT space, agent_id, outcome, count(*) AS n
@@ -78,7 +80,7 @@ counted AS (
          first(w.conversation_id ORDER BY w.started_at DESC, w.conversation_id) AS latest_conversation_id,
          max(w.started_at) AS latest_started_at
   FROM events e
-  JOIN windows w ON w.conversation_id = e.conversation_id
+  JOIN windows w ON w.conversation_key = e.conversation_key
   GROUP BY w.space, w.agent_id, w.outcome, e.event, e.node_key
 )
 SELECT h.space, h.agent_id, a.name AS agent_name, h.outcome, h.event, h.node_key,

@@ -26,22 +26,22 @@
 -- Parameters: --from, --to, --agent, --channel (filters); --loop-visits (default 2).
 
 WITH base AS (
-  SELECT id, space, agent_id, outcome
+  SELECT conversation_key, space, agent_id, outcome
   FROM filtered_conversations
   WHERE ended AND node_visits > 0
 ),
 flagged AS (
-  SELECT b.space, b.agent_id, v.node_key, 'revisit' AS kind, v.conversation_id, v.entries
+  SELECT b.space, b.agent_id, b.outcome, v.node_key, 'revisit' AS kind, v.entries
   -- entry_no counts a conversation's entries into a node: its highest is how many there were
-  FROM (SELECT conversation_id, node_key, max(entry_no)::BIGINT AS entries
+  FROM (SELECT conversation_key, node_key, max(entry_no)::BIGINT AS entries
         FROM filtered_node_visits
         WHERE entry_no > $loop_visits
-        GROUP BY conversation_id, node_key) v
-  JOIN base b ON b.id = v.conversation_id
+        GROUP BY conversation_key, node_key) v
+  JOIN base b ON b.conversation_key = v.conversation_key
   UNION ALL
-  SELECT b.space, b.agent_id, r.node_key, 'repeat' AS kind, r.conversation_id, NULL AS entries
-  FROM (SELECT DISTINCT conversation_id, node_key FROM repeated_turns) r
-  JOIN base b ON b.id = r.conversation_id
+  SELECT b.space, b.agent_id, b.outcome, r.node_key, 'repeat' AS kind, NULL AS entries
+  FROM (SELECT DISTINCT conversation_key, node_key FROM repeated_turns) r
+  JOIN base b ON b.conversation_key = r.conversation_key
 ),
 agent_totals AS (
   SELECT space, agent_id,
@@ -56,11 +56,10 @@ per_group AS (
   SELECT f.space, f.agent_id, f.node_key, f.kind,
          count(*)                                           AS n,
          max(f.entries)                                     AS max_entries,
-         count(*) FILTER (WHERE b.outcome = 'completed')    AS completed,
-         count(*) FILTER (WHERE b.outcome = 'transferred')  AS transferred,
-         count(*) FILTER (WHERE b.outcome = 'hung_up')      AS hung_up
+         count(*) FILTER (WHERE f.outcome = 'completed')    AS completed,
+         count(*) FILTER (WHERE f.outcome = 'transferred')  AS transferred,
+         count(*) FILTER (WHERE f.outcome = 'hung_up')      AS hung_up
   FROM flagged f
-  JOIN base b ON b.id = f.conversation_id
   GROUP BY f.space, f.agent_id, f.node_key, f.kind
 )
 SELECT g.space, g.agent_id, a.name AS agent_name, g.node_key, g.kind,

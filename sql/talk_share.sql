@@ -32,7 +32,7 @@ WITH joined AS (
          ratio(f.agent_words, f.agent_words + f.caller_words) AS agent_word_share,
          CASE WHEN c.duration_sec > 0 THEN f.caller_turns / (c.duration_sec / 60.0) END AS caller_turns_per_minute
   FROM filtered_conversations c
-  JOIN conversation_figures f ON f.conversation_id = c.id
+  JOIN conversation_figures f ON f.conversation_key = c.conversation_key
   WHERE c.outcome IS NOT NULL AND f.agent_turns + f.caller_turns > 0
 )
 SELECT j.space, j.agent_id, a.name AS agent_name, j.channel,

@@ -216,7 +216,7 @@ describe('export', () => {
     expect(readdirSync(out).sort()).toEqual(['agents', 'conversations', MANIFEST_FILE, 'tool_calls', 'transcript_turns']);
     expect(readdirSync(join(out, 'conversations')).sort()).toEqual(['month=2026-10', 'month=2026-11']);
     const header = readFileSync(join(out, 'tool_calls', 'month=2026-11', 'data_0.csv'), 'utf8').split('\n')[0];
-    expect(header).toBe('conversation_id,seq,called_at,tool_id,slug,node_key,status,input_redacted,output_redacted');
+    expect(header).toBe('conversation_id,seq,called_at,tool_id,slug,node_key,status,input_redacted,output_redacted,conversation_key');
     await readOnly(async (db) => {
       for (const table of ['conversations', 'transcript_turns', 'tool_calls', 'agents']) {
         // Read with the table's own column types (CSV has none), JSON as text.

@@ -1,7 +1,8 @@
 // The figures of each transcript turn (words, response_sec, repeat_of_seq, agent_run, turns_after),
-// of each node visit (entry_no, schema 13) and of each conversation (conversation_figures) are
-// worked out in TypeScript as the rows are stored, and in SQL when a database of schema 11 is
-// upgraded: both rules must give the same values, hard text and drifting types included.
+// of each node visit (entry_no, schema 13) and of each conversation (conversation_figures), and
+// each row's conversation_key (schema 14), are worked out in TypeScript as the rows are stored, and
+// in SQL when a database of schema 11 is upgraded: both rules must give the same values, hard text
+// and drifting types included.
 import { describe, expect, it } from 'vitest';
 import { Database } from '../src/store/database.js';
 import { SCHEMA_VERSION } from '../src/store/schema.js';
@@ -14,6 +15,8 @@ const FIGURES = `SELECT conversation_id, seq, words, response_sec, repeat_of_seq
   FROM transcript_turns ORDER BY conversation_id, seq`;
 const CONVERSATION_FIGURES = `SELECT * FROM conversation_figures ORDER BY conversation_id`;
 const VISITS = `SELECT * FROM node_visits ORDER BY conversation_id, seq`;
+const CONVERSATIONS = `SELECT * FROM conversations ORDER BY id`;
+const CALLS = `SELECT * FROM tool_calls ORDER BY conversation_id, seq`;
 
 describe('schema 12', () => {
   it('works out the figures of a schema 11 database as a sync stores them, nothing else changed', async () => {
@@ -26,12 +29,17 @@ describe('schema 12', () => {
       const rows = await db.all(FIGURES);
       const conversations = await db.all(CONVERSATION_FIGURES);
       const visits = await db.all(VISITS);
+      const conversations_ = await db.all(CONVERSATIONS);
+      const calls = await db.all(CALLS);
       await db.run(`DROP TABLE conversation_figures; ALTER TABLE node_visits DROP COLUMN entry_no`);
       const turns = await db.all(`SELECT * EXCLUDE (words, response_sec, repeat_of_seq, agent_run, turns_after) FROM transcript_turns ORDER BY conversation_id, seq`);
       await db.run(`ALTER TABLE transcript_turns DROP COLUMN words; ALTER TABLE transcript_turns DROP COLUMN response_sec;
         ALTER TABLE transcript_turns DROP COLUMN repeat_of_seq; ALTER TABLE transcript_turns DROP COLUMN agent_run; ALTER TABLE transcript_turns DROP COLUMN turns_after`);
+      for (const table of ['conversations', 'transcript_turns', 'tool_calls', 'node_visits']) {
+        await db.run(`ALTER TABLE ${table} DROP COLUMN conversation_key`);
+      }
       await db.run(`UPDATE convoduck_meta SET value = '11' WHERE key = 'schema_version'`);
-      return { rows, turns, conversations, visits };
+      return { rows, turns, conversations, visits, conversations_, calls };
     });
     // what the data holds that the rules must agree on
     const count = (f: (r: Record<string, unknown>) => boolean) => stored.rows.filter(f).length;
@@ -50,6 +58,8 @@ describe('schema 12', () => {
       expect(await db.all(FIGURES)).toEqual(stored.rows);
       expect(await db.all(CONVERSATION_FIGURES)).toEqual(stored.conversations);
       expect(await db.all(VISITS)).toEqual(stored.visits);
+      expect(await db.all(CONVERSATIONS)).toEqual(stored.conversations_);
+      expect(await db.all(CALLS)).toEqual(stored.calls);
       expect(await db.all(`SELECT * EXCLUDE (words, response_sec, repeat_of_seq, agent_run, turns_after) FROM transcript_turns ORDER BY conversation_id, seq`)).toEqual(stored.turns);
     }, { readOnly: true });
   }, 180_000);

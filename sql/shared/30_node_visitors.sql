@@ -22,20 +22,23 @@
 
 -- each visit carries its entry number (node_visits.entry_no): a conversation's first entry into a
 -- node stands for the conversation, so no per-conversation grouping comes first
-SELECT
-  v.space,
-  v.agent_id,
-  a.name                                                                                  AS agent_name,
-  v.node_key,
-  count(*) FILTER (WHERE v.entry_no = 1)                                                  AS conversations_visited,
-  count(*)::BIGINT                                                                        AS visits,
-  count(*) FILTER (WHERE v.entry_no = 1 AND v.last_node IS NOT DISTINCT FROM v.node_key) AS ended_here,
-  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome = 'completed')                     AS completed,
-  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome = 'transferred')                   AS transferred,
-  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome = 'hung_up')                       AS hung_up,
-  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome = 'failed')                        AS failed,
-  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome NOT IN ('completed', 'transferred', 'hung_up', 'failed')) AS other,
-  count(*) FILTER (WHERE v.entry_no = 1 AND v.outcome IS NULL)                           AS in_progress
-FROM filtered_node_visits v
+SELECT v.space, v.agent_id, a.name AS agent_name, v.* EXCLUDE (space, agent_id)
+FROM (
+  SELECT
+    space,
+    agent_id,
+    node_key,
+    count(*) FILTER (WHERE entry_no = 1)                                                AS conversations_visited,
+    count(*)::BIGINT                                                                    AS visits,
+    count(*) FILTER (WHERE entry_no = 1 AND last_node IS NOT DISTINCT FROM node_key)   AS ended_here,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome = 'completed')                     AS completed,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome = 'transferred')                   AS transferred,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome = 'hung_up')                       AS hung_up,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome = 'failed')                        AS failed,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome NOT IN ('completed', 'transferred', 'hung_up', 'failed')) AS other,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome IS NULL)                           AS in_progress
+  FROM filtered_node_visits
+  GROUP BY space, agent_id, node_key
+) v
+-- the names are joined to the groups, not to each of the millions of visits
 LEFT JOIN agents a ON a.id = v.agent_id
-GROUP BY v.space, v.agent_id, a.name, v.node_key

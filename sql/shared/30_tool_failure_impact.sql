@@ -31,18 +31,18 @@
 WITH calls AS (
   -- each filtered call twice: once for its tool, once for its connection
   SELECT 'tool' AS per, t.space, t.slug, NULL::VARCHAR AS connection_id, t.tool_name,
-         t.conversation_id, t.status, t.failed, t.outcome
+         t.conversation_key, t.status, t.failed, t.outcome
   FROM filtered_tool_calls t
   UNION ALL
   SELECT 'connection', t.space, NULL, tl.connection_id, NULL,
-         t.conversation_id, t.status, t.failed, t.outcome
+         t.conversation_key, t.status, t.failed, t.outcome
   FROM filtered_tool_calls t
   LEFT JOIN tools tl ON tl.id = t.tool_id
 ),
 per_conversation AS (
-  SELECT per, space, slug, connection_id, conversation_id, any_value(outcome) AS outcome, bool_or(failed) AS had_failure
+  SELECT per, space, slug, connection_id, conversation_key, any_value(outcome) AS outcome, bool_or(failed) AS had_failure
   FROM calls
-  GROUP BY per, space, slug, connection_id, conversation_id
+  GROUP BY per, space, slug, connection_id, conversation_key
 ),
 outcome_mix AS (
   SELECT

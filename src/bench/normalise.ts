@@ -15,6 +15,7 @@ import { rebuild } from '../store/derive.js';
 import { SCHEMA_SQL } from '../store/schema.js';
 import { normaliseDetail } from '../store/normalise.js';
 import { CONVERSATION_FIGURES_SQL, turnFiguresSql, VISIT_ENTRY_SQL } from '../store/figures.js';
+import { conversationKeySql } from '../store/conversation-key.js';
 import { saveDetails, saveListPage, startRun, type FetchedDetail, type RunCounters } from '../store/writes.js';
 import { generateDataset } from '../simulator/index.js';
 
@@ -139,7 +140,7 @@ export async function benchNormalise(dir: string, n: number, log: (s: string) =>
       SELECT data.id, '${space.replaceAll("'", "''")}', data.agent_id, data.channel, data.direction, data.session_ref,
              data.page_url, try_cast(data.started_at AS TIMESTAMPTZ), try_cast(data.ended_at AS TIMESTAMPTZ),
              data.duration_sec, data.message_count, data.outcome, data.summary,
-             data.ended_at IS NOT NULL AND data.outcome IS NOT NULL, now(), now(), 'exact', NULL
+             data.ended_at IS NOT NULL AND data.outcome IS NOT NULL, now(), now(), 'exact', NULL, ${conversationKeySql('data.id')}
       FROM d`);
     await floor.run(`
       INSERT INTO transcript_turns BY NAME
@@ -147,11 +148,12 @@ export async function benchNormalise(dir: string, n: number, log: (s: string) =>
         FROM (SELECT data.id AS id, generate_subscripts(data.transcript, 1) - 1 AS seq, unnest(data.transcript, recursive := true) FROM d))`)}`);
     await floor.run(`
       INSERT INTO tool_calls
-      SELECT id, seq, try_cast("at" AS TIMESTAMPTZ), tool_id, slug, node_key, status, input_redacted, output_redacted
+      SELECT id, seq, try_cast("at" AS TIMESTAMPTZ), tool_id, slug, node_key, status, input_redacted, output_redacted,
+             ${conversationKeySql('id')}
       FROM (SELECT data.id AS id, generate_subscripts(data.tool_calls, 1) - 1 AS seq, unnest(data.tool_calls, recursive := true) FROM d)`);
     await floor.run(`
       INSERT INTO node_visits
-      SELECT conversation_id, seq, entered_at, node_key, ${VISIT_ENTRY_SQL}
+      SELECT conversation_id, seq, entered_at, node_key, ${VISIT_ENTRY_SQL}, ${conversationKeySql('conversation_id')}
       FROM (SELECT id AS conversation_id, seq, try_cast("at" AS TIMESTAMPTZ) AS entered_at, node_key
             FROM (SELECT data.id AS id, generate_subscripts(data.node_path, 1) - 1 AS seq, unnest(data.node_path, recursive := true) FROM d))`);
     await floor.run(`INSERT INTO conversation_figures ${CONVERSATION_FIGURES_SQL}`);

@@ -6,6 +6,7 @@
 
 import type { Database } from '../store/database.js';
 import { CONVERSATION_FIGURES_SQL, turnFiguresSql, VISIT_ENTRY_SQL } from '../store/figures.js';
+import { conversationKeySql } from '../store/conversation-key.js';
 
 export interface ScaleCounts {
   conversations: number;
@@ -86,13 +87,14 @@ export async function generateScaleData(db: Database, n: number, options: ScaleO
              ${END},
              CASE WHEN has_detail THEN ${END} END,
              CASE WHEN has_detail THEN 'exact' END,
-             NULL
+             NULL,
+             ${conversationKeySql('id')}
       FROM g`);
 
     // Node path: greeting, middle nodes, then a last node that fits the outcome.
     await db.run(`
       INSERT INTO node_visits
-      SELECT conversation_id, seq, entered_at, node_key, ${VISIT_ENTRY_SQL}
+      SELECT conversation_id, seq, entered_at, node_key, ${VISIT_ENTRY_SQL}, ${conversationKeySql('conversation_id')}
       FROM (SELECT id AS conversation_id, seq, started_at + to_seconds(seq * duration_sec // path_len) AS entered_at,
                    CASE
                      WHEN seq = 0 THEN 'greeting'
@@ -111,7 +113,8 @@ export async function generateScaleData(db: Database, n: number, options: ScaleO
              CASE WHEN bench_unit(i * 7 + seq, 'status') < 0.9 THEN 'ok'
                   ELSE ['error', 'timeout', 'http_500'][(1 + hash(i, seq, 'fail') % 3)::BIGINT] END,
              json_object('order_id', 'A' || (100000 + i % 900000)),
-             json_object('status', 'shipped', 'eta_days', hash(i, seq) % 5)
+             json_object('status', 'shipped', 'eta_days', hash(i, seq) % 5),
+             ${conversationKeySql('id')}
       FROM g, range(tool_count) r(seq)
       WHERE has_detail`);
 

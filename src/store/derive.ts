@@ -7,6 +7,7 @@ import type { Database, Params } from './database.js';
 import { detailState, normaliseDetailText, normaliseSummary, setAsideUnstorable, type ConversationFields, type Drift, type NormalisedDetail } from './normalise.js';
 import { deriveSpaceConfig } from './space-config.js';
 import { conversationFigures, turnFigures, visitEntries } from './figures.js';
+import { conversationKeySql } from './conversation-key.js';
 import { indexStagedTurns } from '../search/maintain.js';
 import { SEARCH_TABLES } from '../search/schema.js';
 
@@ -78,7 +79,8 @@ export async function insertConversationRows(db: Database, rows: readonly Conver
       try_cast(started_at AS TIMESTAMPTZ) AS started_at, try_cast(ended_at AS TIMESTAMPTZ) AS ended_at,
       try_cast(duration_sec AS INTEGER) AS duration_sec, try_cast(message_count AS INTEGER) AS message_count,
       outcome, summary, is_final::BOOLEAN AS is_final, listed_at::TIMESTAMPTZ AS listed_at,
-      detail_fetched_at::TIMESTAMPTZ AS detail_fetched_at, detail_state, deleted_at::TIMESTAMPTZ AS deleted_at
+      detail_fetched_at::TIMESTAMPTZ AS detail_fetched_at, detail_state, deleted_at::TIMESTAMPTZ AS deleted_at,
+      ${conversationKeySql('id')} AS conversation_key
     FROM _conversation_rows`);
 }
 
@@ -127,7 +129,7 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
     await db.run(`INSERT INTO transcript_turns
       SELECT conversation_id, seq::INTEGER, try_cast(spoken_at AS TIMESTAMPTZ), speaker, text, node_key, words::INTEGER,
         (epoch_ms(try_cast(spoken_at AS TIMESTAMPTZ)) - epoch_ms(try_cast(answers_caller_at AS TIMESTAMPTZ))) / 1000.0,
-        repeat_of_seq::INTEGER, agent_run::INTEGER, turns_after::INTEGER
+        repeat_of_seq::INTEGER, agent_run::INTEGER, turns_after::INTEGER, ${conversationKeySql('conversation_id')}
       FROM _turn_rows`);
     await indexStagedTurns(db, '_turn_rows');
   }
@@ -140,7 +142,7 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
     );
     await db.run(
       `INSERT INTO tool_calls SELECT conversation_id, seq::INTEGER, try_cast(called_at AS TIMESTAMPTZ), tool_id, slug, node_key, status,
-         input_redacted::JSON, output_redacted::JSON FROM _call_rows`,
+         input_redacted::JSON, output_redacted::JSON, ${conversationKeySql('conversation_id')} FROM _call_rows`,
     );
   }
   if (usable.some((d) => (d.normalised as { visits: unknown[] }).visits.length > 0)) {
@@ -154,7 +156,8 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
       }
     };
     await stage(db, '_visit_rows', ['conversation_id', 'seq', 'entered_at', 'node_key', 'entry_no'], visitRows());
-    await db.run(`INSERT INTO node_visits SELECT conversation_id, seq::INTEGER, try_cast(entered_at AS TIMESTAMPTZ), node_key, entry_no::INTEGER FROM _visit_rows`);
+    await db.run(`INSERT INTO node_visits SELECT conversation_id, seq::INTEGER, try_cast(entered_at AS TIMESTAMPTZ), node_key, entry_no::INTEGER,
+      ${conversationKeySql('conversation_id')} FROM _visit_rows`);
   }
   const perConversation = figured.flatMap(({ id, n, figures }) => {
     const c = conversationFigures(n.turns, figures, n.visits, n.toolCalls);
@@ -167,7 +170,8 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
     await stage(db, '_figure_rows', columns, perConversation);
     await db.run(`INSERT INTO conversation_figures
       SELECT conversation_id, turns::INTEGER, agent_turns::INTEGER, caller_turns::INTEGER, agent_words::BIGINT, caller_words::BIGINT,
-        longest_agent_run::INTEGER, node_visits::INTEGER, last_node, try_cast(last_node_at AS TIMESTAMPTZ), tool_calls::INTEGER, failed_tool_calls::INTEGER
+        longest_agent_run::INTEGER, node_visits::INTEGER, last_node, try_cast(last_node_at AS TIMESTAMPTZ), tool_calls::INTEGER, failed_tool_calls::INTEGER,
+        ${conversationKeySql('conversation_id')}
       FROM _figure_rows`);
   }
   const drift = details.flatMap((d) => driftOf(d.normalised).map((x) => [d.id, x.path, x.kind, x.note]));

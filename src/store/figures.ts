@@ -6,6 +6,7 @@
 // write path, `rebuild`, and (as SQL) the migration of a database stored before them.
 
 import type { TurnRow } from './normalise.js';
+import { conversationKeySql } from './conversation-key.js';
 
 export interface TurnFigures {
   /** runs of characters other than space, tab, line feed, carriage return and form feed; null without text */
@@ -67,7 +68,8 @@ export function turnFiguresSql(turns: string): string {
   CASE WHEN speaker = 'agent'
        THEN seq - coalesce(max(CASE WHEN speaker IS DISTINCT FROM 'agent' THEN seq END) OVER (
               PARTITION BY conversation_id ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), -1) END::INTEGER AS agent_run,
-  (count(*) OVER (PARTITION BY conversation_id) - 1 - seq)::INTEGER AS turns_after
+  (count(*) OVER (PARTITION BY conversation_id) - 1 - seq)::INTEGER AS turns_after,
+  ${conversationKeySql('conversation_id')} AS conversation_key
 FROM ${turns}`;
 }
 
@@ -159,7 +161,8 @@ SELECT conversation_id,
        coalesce(t.caller_turns, 0)::INTEGER AS caller_turns, coalesce(t.agent_words, 0)::BIGINT AS agent_words,
        coalesce(t.caller_words, 0)::BIGINT AS caller_words, coalesce(t.longest_agent_run, 0)::INTEGER AS longest_agent_run,
        coalesce(v.node_visits, 0)::INTEGER AS node_visits, v.last_node, v.last_node_at,
-       coalesce(k.tool_calls, 0)::INTEGER AS tool_calls, coalesce(k.failed_tool_calls, 0)::INTEGER AS failed_tool_calls
+       coalesce(k.tool_calls, 0)::INTEGER AS tool_calls, coalesce(k.failed_tool_calls, 0)::INTEGER AS failed_tool_calls,
+       ${conversationKeySql('conversation_id')} AS conversation_key
 FROM t FULL JOIN v USING (conversation_id) FULL JOIN k USING (conversation_id)`;
 
 export const CONVERSATION_FIGURES_DDL = `CREATE TABLE IF NOT EXISTS conversation_figures (
@@ -174,5 +177,6 @@ export const CONVERSATION_FIGURES_DDL = `CREATE TABLE IF NOT EXISTS conversation
   last_node VARCHAR,
   last_node_at TIMESTAMPTZ,
   tool_calls INTEGER NOT NULL,
-  failed_tool_calls INTEGER NOT NULL
+  failed_tool_calls INTEGER NOT NULL,
+  conversation_key UUID
 );`;

@@ -5,12 +5,13 @@
 import { ERASURES_DDL } from '../erase/schema.js';
 import { REDACTION_AT_REST_DDL } from './at-rest.js';
 import { SEARCH_DDL, SEARCH_MIGRATION } from '../search/schema.js';
+import { conversationKeySql } from './conversation-key.js';
 import { CONVERSATION_FIGURES_DDL, CONVERSATION_FIGURES_SQL, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
 
 /** Parts the figures of a stored database are worked out in (schemas 12 and 13). */
 const TURN_FIGURES_PARTS = 16;
 
-export const SCHEMA_VERSION = 13;
+export const SCHEMA_VERSION = 14;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -96,7 +97,8 @@ const BIG_TABLES = {
   listed_at TIMESTAMPTZ,
   detail_fetched_at TIMESTAMPTZ,
   detail_state VARCHAR,
-  deleted_at TIMESTAMPTZ
+  deleted_at TIMESTAMPTZ,
+  conversation_key UUID
 );`,
   transcript_turns: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} transcript_turns (
   conversation_id VARCHAR NOT NULL,
@@ -109,7 +111,8 @@ const BIG_TABLES = {
   response_sec DOUBLE,
   repeat_of_seq INTEGER,
   agent_run INTEGER,
-  turns_after INTEGER
+  turns_after INTEGER,
+  conversation_key UUID
 );`,
   tool_calls: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} tool_calls (
   conversation_id VARCHAR NOT NULL,
@@ -120,14 +123,16 @@ const BIG_TABLES = {
   node_key VARCHAR,
   status VARCHAR,
   input_redacted JSON,
-  output_redacted JSON
+  output_redacted JSON,
+  conversation_key UUID
 );`,
   node_visits: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} node_visits (
   conversation_id VARCHAR NOT NULL,
   seq INTEGER NOT NULL,
   entered_at TIMESTAMPTZ,
   node_key VARCHAR,
-  entry_no INTEGER
+  entry_no INTEGER,
+  conversation_key UUID
 );`,
   detail_drift: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} detail_drift (
   conversation_id VARCHAR NOT NULL,
@@ -245,9 +250,29 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   13: `ALTER TABLE node_visits RENAME TO node_visits_v12;
       ${BIG_TABLES.node_visits()}
       ${Array.from({ length: TURN_FIGURES_PARTS }, (_, part) =>
-        `INSERT INTO node_visits SELECT conversation_id, seq, entered_at, node_key, ${VISIT_ENTRY_SQL}
+        `INSERT INTO node_visits (conversation_id, seq, entered_at, node_key, entry_no)
+         SELECT conversation_id, seq, entered_at, node_key, ${VISIT_ENTRY_SQL}
          FROM node_visits_v12 WHERE hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part};`).join('\n')}
       DROP TABLE node_visits_v12;`,
+  // Each conversation's key (conversation-key.ts) beside its id, in the conversation and its child
+  // rows. Tables copied, not updated: an UPDATE of every row rewrites it slower than a copy. The
+  // tables migrations 12 and 13 made already have the column (empty): the copy takes every other.
+  14: `${(['conversations', 'transcript_turns', 'tool_calls', 'node_visits'] as const)
+    .map(
+      (table) => `ALTER TABLE ${table} RENAME TO ${table}_v13;
+      ${BIG_TABLES[table]()}
+      INSERT INTO ${table} BY NAME
+        SELECT COLUMNS(c -> c <> 'conversation_key'), ${conversationKeySql(table === 'conversations' ? 'id' : 'conversation_id')} AS conversation_key
+        FROM ${table}_v13;
+      DROP TABLE ${table}_v13;`,
+    )
+    .join('\n')}
+      ALTER TABLE conversation_figures RENAME TO conversation_figures_v13;
+      ${CONVERSATION_FIGURES_DDL}
+      INSERT INTO conversation_figures BY NAME
+        SELECT COLUMNS(c -> c <> 'conversation_key'), ${conversationKeySql('conversation_id')} AS conversation_key
+        FROM conversation_figures_v13;
+      DROP TABLE conversation_figures_v13;`,
 };
 
 export const SCHEMA_SQL = `

@@ -4,6 +4,7 @@
 import { expect } from 'vitest';
 import type { ConversationDetail } from '../../src/api/types.js';
 import { Database } from '../../src/store/database.js';
+import { expectConversationKeys } from './conversation-keys.js';
 
 export interface SimulatorData {
   conversations: { id: string }[];
@@ -84,7 +85,7 @@ export async function expectStoreMatches(
     if (options.confidential) expect(expectedTurns).toEqual([]);
     expect(turns.map((t) => ({ ...t, spoken_at: ms(t.spoken_at) }))).toEqual(expectedTurns);
 
-    const calls = await db.all(`SELECT * FROM tool_calls WHERE ${ofSpaceChild} ORDER BY conversation_id, seq`, params);
+    const calls = await db.all(`SELECT conversation_id, seq, called_at, tool_id, slug, node_key, status, input_redacted, output_redacted FROM tool_calls WHERE ${ofSpaceChild} ORDER BY conversation_id, seq`, params);
     const expectedCalls = [...expected.values()]
       .sort((a, b) => (a.id < b.id ? -1 : 1))
       .flatMap((c) =>
@@ -109,7 +110,7 @@ export async function expectStoreMatches(
       })),
     ).toEqual(expectedCalls);
 
-    const visits = await db.all(`SELECT * FROM node_visits WHERE ${ofSpaceChild} ORDER BY conversation_id, seq`, params);
+    const visits = await db.all(`SELECT conversation_id, seq, entered_at, node_key, entry_no FROM node_visits WHERE ${ofSpaceChild} ORDER BY conversation_id, seq`, params);
     const expectedVisits = [...expected.values()]
       .sort((a, b) => (a.id < b.id ? -1 : 1))
       .flatMap((c) =>
@@ -124,6 +125,7 @@ export async function expectStoreMatches(
     expect(visits.map((v) => ({ ...v, entered_at: ms(v.entered_at) }))).toEqual(expectedVisits);
 
     await expectNoDuplicateKeys(db);
+    await expectConversationKeys(db);
   } finally {
     db.close();
   }

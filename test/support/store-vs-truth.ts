@@ -5,6 +5,7 @@
 import { expect } from 'vitest';
 import type { ConversationDetail, ConversationSummary } from '../../src/api/types.js';
 import { Database } from '../../src/store/database.js';
+import { expectConversationKeys } from './conversation-keys.js';
 import type { RealDataTruth, Simulator } from '../../src/simulator/index.js';
 
 export type Outcome = RealDataTruth['expect'];
@@ -119,6 +120,7 @@ export async function expectStoreMatchesTruth(dbPath: string, sim: Simulator, id
     }
     const total = await db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM conversations`);
     expect(total?.n, 'conversations rows in all').toBe(ids.length);
+    await expectConversationKeys(db);
   } finally {
     db.close();
   }
