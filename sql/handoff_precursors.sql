@@ -32,16 +32,17 @@
 -- --slow-seconds (default 10), --loop-visits (default 2).
 
 WITH windows AS (
-  -- each conversation's window and the events its turns hold, in one pass over the stored turns
-  -- (turns_after, response_sec and repeat_of_seq are worked out as each turn is stored), then
+  -- each conversation's window and the events its turns hold, grouped straight from the stored
+  -- turns (turns_after, response_sec and repeat_of_seq are worked out as each turn is stored), then
   -- joined to its conversation: joining each turn first would carry its fields through the grouping
   SELECT c.conversation_key, c.id AS conversation_id, c.space, c.agent_id, c.outcome, c.started_at,
-         w.window_start, w.slow_answer, w.repeat, w.nodes
+         w.window_start, w.slow_answer, w.repeat,
+         -- the nodes the conversation entered more than --loop-visits times
+         [e.node_key FOR e IN c.node_entries IF e.entries > $loop_visits::INTEGER] AS looped_nodes
   FROM (
     SELECT conversation_key, min(spoken_at) AS window_start,
            bool_or(response_sec > $slow_seconds::INTEGER) AS slow_answer,
-           bool_or(repeat_of_seq IS NOT NULL) AS repeat,
-           list_distinct(list(node_key)) AS nodes -- list_distinct leaves out NULL
+           bool_or(repeat_of_seq IS NOT NULL) AS repeat
     FROM transcript_turns
     WHERE turns_after < $last_turns::INTEGER
     GROUP BY conversation_key
@@ -50,25 +51,29 @@ WITH windows AS (
   WHERE c.outcome IN ('completed', 'transferred', 'hung_up')
 ),
 window_nodes AS (
-  SELECT conversation_key, unnest(nodes) AS node_key FROM windows
+  -- the nodes in each window (a list per window costs more to build), with the window's conversation
+  SELECT w.*, n.node_key
+  FROM (SELECT DISTINCT conversation_key, node_key
+        FROM transcript_turns
+        WHERE turns_after < $last_turns::INTEGER AND node_key IS NOT NULL) n
+  JOIN windows w ON w.conversation_key = n.conversation_key
 ),
 events AS (
   -- each branch is one event, at most once per conversation (and node): no row repeats another
-  SELECT w.conversation_key, 'failed_tool' AS event, NULL AS node_key
+  SELECT space, agent_id, outcome, conversation_id, started_at, 'failed_tool' AS event, NULL AS node_key
   FROM windows w
   WHERE EXISTS (SELECT 1 FROM filtered_tool_calls k
                 WHERE k.conversation_key = w.conversation_key AND k.failed AND k.called_at >= w.window_start)
   UNION ALL
-  SELECT conversation_key, 'slow_answer', NULL FROM windows WHERE slow_answer
+  SELECT space, agent_id, outcome, conversation_id, started_at, 'slow_answer', NULL FROM windows WHERE slow_answer
   UNION ALL
-  SELECT conversation_key, 'repeat', NULL FROM windows WHERE repeat
+  SELECT space, agent_id, outcome, conversation_id, started_at, 'repeat', NULL FROM windows WHERE repeat
   UNION ALL
-  SELECT DISTINCT w.conversation_key, 'loop', NULL
-  FROM window_nodes w
-  JOIN filtered_node_visits v ON v.conversation_key = w.conversation_key AND v.node_key = w.node_key
-  WHERE v.entry_no > $loop_visits::INTEGER
+  SELECT DISTINCT space, agent_id, outcome, conversation_id, started_at, 'loop', NULL
+  FROM window_nodes
+  WHERE list_contains(looped_nodes, node_key)
   UNION ALL
-  SELECT conversation_key, 'node', node_key FROM window_nodes
+  SELECT space, agent_id, outcome, conversation_id, started_at, 'node', node_key FROM window_nodes
 ),
 totals AS (
   SELECT space, agent_id, outcome, count(*) AS n
@@ -76,12 +81,11 @@ totals AS (
   GROUP BY space, agent_id, outcome
 ),
 counted AS (
-  SELECT w.space, w.agent_id, w.outcome, e.event, e.node_key, count(*) AS n,
-         first(w.conversation_id ORDER BY w.started_at DESC, w.conversation_id) AS latest_conversation_id,
-         max(w.started_at) AS latest_started_at
-  FROM events e
-  JOIN windows w ON w.conversation_key = e.conversation_key
-  GROUP BY w.space, w.agent_id, w.outcome, e.event, e.node_key
+  SELECT space, agent_id, outcome, event, node_key, count(*) AS n,
+         first(conversation_id ORDER BY started_at DESC, conversation_id) AS latest_conversation_id,
+         max(started_at) AS latest_started_at
+  FROM events
+  GROUP BY space, agent_id, outcome, event, node_key
 )
 SELECT h.space, h.agent_id, a.name AS agent_name, h.outcome, h.event, h.node_key,
        t.n                                     AS conversations,

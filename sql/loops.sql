@@ -26,18 +26,15 @@
 -- Parameters: --from, --to, --agent, --channel (filters); --loop-visits (default 2).
 
 WITH base AS (
-  SELECT conversation_key, space, agent_id, outcome
+  SELECT conversation_key, space, agent_id, outcome, node_entries
   FROM filtered_conversations
   WHERE ended AND node_visits > 0
 ),
 flagged AS (
-  SELECT b.space, b.agent_id, b.outcome, v.node_key, 'revisit' AS kind, v.entries
-  -- entry_no counts a conversation's entries into a node: its highest is how many there were
-  FROM (SELECT conversation_key, node_key, max(entry_no)::BIGINT AS entries
-        FROM filtered_node_visits
-        WHERE entry_no > $loop_visits
-        GROUP BY conversation_key, node_key) v
-  JOIN base b ON b.conversation_key = v.conversation_key
+  -- node_entries: each node the conversation entered, and how many times
+  SELECT space, agent_id, outcome, e.node_key, 'revisit' AS kind, e.entries::BIGINT AS entries
+  FROM (SELECT space, agent_id, outcome, unnest(node_entries) AS e FROM base)
+  WHERE e.entries > $loop_visits
   UNION ALL
   SELECT b.space, b.agent_id, b.outcome, r.node_key, 'repeat' AS kind, NULL AS entries
   FROM (SELECT DISTINCT conversation_key, node_key FROM repeated_turns) r

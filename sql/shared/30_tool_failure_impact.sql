@@ -27,6 +27,8 @@
 --   transfer_rate_without_failure      transferred ÷ ended, calling conversations not affected
 --   hang_up_rate_with_failure          hung_up ÷ ended, affected conversations
 --   hang_up_rate_without_failure       hung_up ÷ ended, calling conversations not affected
+--
+-- Materialized: table (tool_failures and connection_health both read it: built once per run that needs it)
 
 WITH calls AS (
   -- each filtered call twice: once for its tool, once for its connection

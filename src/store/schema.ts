@@ -255,8 +255,10 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
          FROM node_visits_v12 WHERE hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part};`).join('\n')}
       DROP TABLE node_visits_v12;`,
   // Each conversation's key (conversation-key.ts) beside its id, in the conversation and its child
-  // rows. Tables copied, not updated: an UPDATE of every row rewrites it slower than a copy. The
-  // tables migrations 12 and 13 made already have the column (empty): the copy takes every other.
+  // rows, and the nodes each conversation entered (conversation_figures.node_entries, worked out
+  // again with the rest). Tables copied, not updated: an UPDATE of every row rewrites it slower than
+  // a copy. The tables migrations 12 and 13 made already have the column (empty): the copy takes
+  // every other.
   14: `${(['conversations', 'transcript_turns', 'tool_calls', 'node_visits'] as const)
     .map(
       (table) => `ALTER TABLE ${table} RENAME TO ${table}_v13;
@@ -267,12 +269,9 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
       DROP TABLE ${table}_v13;`,
     )
     .join('\n')}
-      ALTER TABLE conversation_figures RENAME TO conversation_figures_v13;
+      DROP TABLE conversation_figures;
       ${CONVERSATION_FIGURES_DDL}
-      INSERT INTO conversation_figures BY NAME
-        SELECT COLUMNS(c -> c <> 'conversation_key'), ${conversationKeySql('conversation_id')} AS conversation_key
-        FROM conversation_figures_v13;
-      DROP TABLE conversation_figures_v13;`,
+      INSERT INTO conversation_figures ${CONVERSATION_FIGURES_SQL};`,
 };
 
 export const SCHEMA_SQL = `
