@@ -36,8 +36,10 @@ flagged AS (
   FROM (SELECT space, agent_id, outcome, unnest(node_entries) AS e FROM base)
   WHERE e.entries > $loop_visits
   UNION ALL
+  -- the repeated turns (repeated_turns) taken straight from the stored turns and joined to base
+  -- once per conversation and node, not once per turn
   SELECT b.space, b.agent_id, b.outcome, r.node_key, 'repeat' AS kind, NULL AS entries
-  FROM (SELECT DISTINCT conversation_key, node_key FROM repeated_turns) r
+  FROM (SELECT DISTINCT conversation_key, node_key FROM transcript_turns WHERE repeat_of_seq IS NOT NULL) r
   JOIN base b ON b.conversation_key = r.conversation_key
 ),
 agent_totals AS (
