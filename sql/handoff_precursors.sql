@@ -36,9 +36,7 @@ WITH windows AS (
   -- turns (turns_after, response_sec and repeat_of_seq are worked out as each turn is stored), then
   -- joined to its conversation: joining each turn first would carry its fields through the grouping
   SELECT c.conversation_key, c.id AS conversation_id, c.space, c.agent_id, c.outcome, c.started_at,
-         w.window_start, w.slow_answer, w.repeat,
-         -- the nodes the conversation entered more than --loop-visits times
-         [e.node_key FOR e IN c.node_entries IF e.entries > $loop_visits::INTEGER] AS looped_nodes
+         w.window_start, w.slow_answer, w.repeat
   FROM (
     SELECT conversation_key, min(spoken_at) AS window_start,
            bool_or(response_sec > $slow_seconds::INTEGER) AS slow_answer,
@@ -69,9 +67,10 @@ events AS (
   UNION ALL
   SELECT space, agent_id, outcome, conversation_id, started_at, 'repeat', NULL FROM windows WHERE repeat
   UNION ALL
-  SELECT DISTINCT space, agent_id, outcome, conversation_id, started_at, 'loop', NULL
-  FROM window_nodes
-  WHERE list_contains(looped_nodes, node_key)
+  SELECT DISTINCT n.space, n.agent_id, n.outcome, n.conversation_id, n.started_at, 'loop', NULL
+  FROM window_nodes n
+  JOIN filtered_node_visits v ON v.conversation_key = n.conversation_key AND v.node_key = n.node_key
+  WHERE v.entry_no > $loop_visits::INTEGER
   UNION ALL
   SELECT space, agent_id, outcome, conversation_id, started_at, 'node', node_key FROM window_nodes
 ),

@@ -26,15 +26,18 @@
 -- Parameters: --from, --to, --agent, --channel (filters); --loop-visits (default 2).
 
 WITH base AS (
-  SELECT conversation_key, space, agent_id, outcome, node_entries
+  SELECT conversation_key, space, agent_id, outcome
   FROM filtered_conversations
   WHERE ended AND node_visits > 0
 ),
 flagged AS (
-  -- node_entries: each node the conversation entered, and how many times
-  SELECT space, agent_id, outcome, e.node_key, 'revisit' AS kind, e.entries::BIGINT AS entries
-  FROM (SELECT space, agent_id, outcome, unnest(node_entries) AS e FROM base)
-  WHERE e.entries > $loop_visits
+  SELECT b.space, b.agent_id, b.outcome, v.node_key, 'revisit' AS kind, v.entries
+  -- entry_no counts a conversation's entries into a node: its highest is how many there were
+  FROM (SELECT conversation_key, node_key, max(entry_no)::BIGINT AS entries
+        FROM filtered_node_visits
+        WHERE entry_no > $loop_visits
+        GROUP BY conversation_key, node_key) v
+  JOIN base b ON b.conversation_key = v.conversation_key
   UNION ALL
   -- the repeated turns (repeated_turns) taken straight from the stored turns and joined to base
   -- once per conversation and node, not once per turn

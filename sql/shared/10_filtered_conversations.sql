@@ -16,8 +16,6 @@
 --                       empty when the node path is unknown (detail not stored)
 --   last_node_at        when the conversation entered that node
 --   node_visits         entries in the node path
---   node_entries        each node the path entered and how many times, in the order first
---                       entered: a list of {node_key, entries}; NULL when the path is unknown
 --   tool_calls          tool calls made
 --   failed_tool_calls   tool calls with a status other than ok
 --   detail_status       stored, in_progress (detail fetched before the conversation ended),
@@ -45,7 +43,6 @@ SELECT
   f.last_node,
   f.last_node_at,
   coalesce(f.node_visits, 0)::INTEGER AS node_visits,
-  f.node_entries,
   coalesce(f.tool_calls, 0)::INTEGER AS tool_calls,
   coalesce(f.failed_tool_calls, 0)::INTEGER AS failed_tool_calls,
   CASE

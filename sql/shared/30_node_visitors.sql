@@ -20,25 +20,25 @@
 --
 -- Materialized: table (node_funnel reads it twice, drop_off once: built once per run that needs it)
 
--- each conversation carries the nodes it entered and how often (conversation_figures.node_entries,
--- worked out as its visits are stored): no visit is read
+-- each visit carries its entry number (node_visits.entry_no): a conversation's first entry into a
+-- node stands for the conversation, so no per-conversation grouping comes first
 SELECT v.space, v.agent_id, a.name AS agent_name, v.* EXCLUDE (space, agent_id)
 FROM (
   SELECT
     space,
     agent_id,
-    e.node_key,
-    count(*)                                                                  AS conversations_visited,
-    sum(e.entries)::BIGINT                                                    AS visits,
-    count(*) FILTER (WHERE last_node IS NOT DISTINCT FROM e.node_key)        AS ended_here,
-    count(*) FILTER (WHERE outcome = 'completed')                            AS completed,
-    count(*) FILTER (WHERE outcome = 'transferred')                          AS transferred,
-    count(*) FILTER (WHERE outcome = 'hung_up')                              AS hung_up,
-    count(*) FILTER (WHERE outcome = 'failed')                               AS failed,
-    count(*) FILTER (WHERE outcome NOT IN ('completed', 'transferred', 'hung_up', 'failed')) AS other,
-    count(*) FILTER (WHERE outcome IS NULL)                                  AS in_progress
-  FROM (SELECT space, agent_id, last_node, outcome, unnest(node_entries) AS e FROM filtered_conversations)
-  GROUP BY space, agent_id, e.node_key
+    node_key,
+    count(*) FILTER (WHERE entry_no = 1)                                                AS conversations_visited,
+    count(*)::BIGINT                                                                    AS visits,
+    count(*) FILTER (WHERE entry_no = 1 AND last_node IS NOT DISTINCT FROM node_key)   AS ended_here,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome = 'completed')                     AS completed,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome = 'transferred')                   AS transferred,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome = 'hung_up')                       AS hung_up,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome = 'failed')                        AS failed,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome NOT IN ('completed', 'transferred', 'hung_up', 'failed')) AS other,
+    count(*) FILTER (WHERE entry_no = 1 AND outcome IS NULL)                           AS in_progress
+  FROM filtered_node_visits
+  GROUP BY space, agent_id, node_key
 ) v
--- the names are joined to the groups, not to each of the million conversations
+-- the names are joined to the groups, not to each of the millions of visits
 LEFT JOIN agents a ON a.id = v.agent_id

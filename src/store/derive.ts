@@ -6,7 +6,7 @@
 import type { Database, Params } from './database.js';
 import { detailState, normaliseDetailText, normaliseSummary, setAsideUnstorable, type ConversationFields, type Drift, type NormalisedDetail } from './normalise.js';
 import { deriveSpaceConfig } from './space-config.js';
-import { conversationFigures, NODE_ENTRIES_JSON, turnFigures, visitEntries } from './figures.js';
+import { conversationFigures, turnFigures, visitEntries } from './figures.js';
 import { conversationKeySql } from './conversation-key.js';
 import { indexStagedTurns } from '../search/maintain.js';
 import { SEARCH_TABLES } from '../search/schema.js';
@@ -163,15 +163,15 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
     const c = conversationFigures(n.turns, figures, n.visits, n.toolCalls);
     if (c === null) return [];
     const row = [c.turns, c.agent_turns, c.caller_turns, c.agent_words, c.caller_words, c.longest_agent_run, c.node_visits];
-    return [[id, ...row.map(String), c.last_node, c.last_node_at, String(c.tool_calls), String(c.failed_tool_calls), JSON.stringify(c.node_entries)]];
+    return [[id, ...row.map(String), c.last_node, c.last_node_at, String(c.tool_calls), String(c.failed_tool_calls)]];
   });
   if (perConversation.length > 0) {
-    const columns = ['conversation_id', 'turns', 'agent_turns', 'caller_turns', 'agent_words', 'caller_words', 'longest_agent_run', 'node_visits', 'last_node', 'last_node_at', 'tool_calls', 'failed_tool_calls', 'node_entries'];
+    const columns = ['conversation_id', 'turns', 'agent_turns', 'caller_turns', 'agent_words', 'caller_words', 'longest_agent_run', 'node_visits', 'last_node', 'last_node_at', 'tool_calls', 'failed_tool_calls'];
     await stage(db, '_figure_rows', columns, perConversation);
     await db.run(`INSERT INTO conversation_figures
       SELECT conversation_id, turns::INTEGER, agent_turns::INTEGER, caller_turns::INTEGER, agent_words::BIGINT, caller_words::BIGINT,
         longest_agent_run::INTEGER, node_visits::INTEGER, last_node, try_cast(last_node_at AS TIMESTAMPTZ), tool_calls::INTEGER, failed_tool_calls::INTEGER,
-        ${conversationKeySql('conversation_id')}, from_json(node_entries, '${NODE_ENTRIES_JSON}')
+        ${conversationKeySql('conversation_id')}
       FROM _figure_rows`);
   }
   const drift = details.flatMap((d) => driftOf(d.normalised).map((x) => [d.id, x.path, x.kind, x.note]));

@@ -91,13 +91,6 @@ export interface ConversationFigures {
   tool_calls: number;
   /** tool calls whose status is not `ok` (none included) */
   failed_tool_calls: number;
-  /** each node entered and how many times, in the order first entered (nodeEntries) */
-  node_entries: NodeEntries[];
-}
-
-export interface NodeEntries {
-  node_key: string | null;
-  entries: number;
 }
 
 /**
@@ -125,22 +118,7 @@ export function conversationFigures(
     last_node_at: last?.at ?? null,
     tool_calls: toolCalls.length,
     failed_tool_calls: toolCalls.filter((c) => c.status !== 'ok').length,
-    node_entries: nodeEntries(visits),
   };
-}
-
-/**
- * Each node of a node path and how many times it was entered, in the order first entered; visits
- * without a node_key count as one node, as in visitEntries.
- */
-export function nodeEntries(visits: readonly { node_key: string | null }[]): NodeEntries[] {
-  const entries = new Map<string | null, NodeEntries>();
-  for (const v of visits) {
-    const e = entries.get(v.node_key);
-    if (e) e.entries++;
-    else entries.set(v.node_key, { node_key: v.node_key, entries: 1 });
-  }
-  return [...entries.values()];
 }
 
 /**
@@ -159,13 +137,12 @@ export function visitEntries(visits: readonly { node_key: string | null }[]): nu
 /** SQL: the entry number of each row of `node_visits` (visitEntries), the migration's rule. */
 export const VISIT_ENTRY_SQL = 'row_number() OVER (PARTITION BY conversation_id, node_key ORDER BY seq)::INTEGER';
 
-/** The type of conversation_figures.node_entries (nodeEntries). */
-export const NODE_ENTRIES_TYPE = 'STRUCT(node_key VARCHAR, entries INTEGER)[]';
-/** The same type as from_json reads it from nodeEntries' JSON text. */
-export const NODE_ENTRIES_JSON = '[{"node_key": "VARCHAR", "entries": "INTEGER"}]';
-
-/** The same figures in SQL, from the stored turns (with their figures), node visits and tool calls: the migration's rule. */
-export const CONVERSATION_FIGURES_SQL = `
+/**
+ * The same figures in SQL, from the stored turns (with their figures), node visits and tool calls:
+ * the migration's rule, for the conversations whose rows `where` selects (a part of them at a time).
+ */
+export function conversationFiguresSql(where = 'true'): string {
+  return `
 WITH t AS (
   SELECT conversation_id, count(*) AS turns,
          count(*) FILTER (WHERE speaker = 'agent') AS agent_turns,
@@ -173,20 +150,15 @@ WITH t AS (
          coalesce(sum(words) FILTER (WHERE speaker = 'agent'), 0) AS agent_words,
          coalesce(sum(words) FILTER (WHERE speaker = 'caller'), 0) AS caller_words,
          coalesce(max(agent_run), 0) AS longest_agent_run
-  FROM transcript_turns GROUP BY conversation_id
+  FROM transcript_turns WHERE ${where} GROUP BY conversation_id
 ),
 v AS (
   SELECT conversation_id, count(*) AS node_visits, arg_max(node_key, seq) AS last_node, arg_max(entered_at, seq) AS last_node_at
-  FROM node_visits GROUP BY conversation_id
-),
-e AS (
-  SELECT conversation_id, list({'node_key': node_key, 'entries': entries::INTEGER} ORDER BY first_seq) AS node_entries
-  FROM (SELECT conversation_id, node_key, count(*) AS entries, min(seq) AS first_seq FROM node_visits GROUP BY conversation_id, node_key)
-  GROUP BY conversation_id
+  FROM node_visits WHERE ${where} GROUP BY conversation_id
 ),
 k AS (
   SELECT conversation_id, count(*) AS tool_calls, count(*) FILTER (WHERE status IS DISTINCT FROM 'ok') AS failed_tool_calls
-  FROM tool_calls GROUP BY conversation_id
+  FROM tool_calls WHERE ${where} GROUP BY conversation_id
 )
 SELECT conversation_id,
        coalesce(t.turns, 0)::INTEGER AS turns, coalesce(t.agent_turns, 0)::INTEGER AS agent_turns,
@@ -194,9 +166,11 @@ SELECT conversation_id,
        coalesce(t.caller_words, 0)::BIGINT AS caller_words, coalesce(t.longest_agent_run, 0)::INTEGER AS longest_agent_run,
        coalesce(v.node_visits, 0)::INTEGER AS node_visits, v.last_node, v.last_node_at,
        coalesce(k.tool_calls, 0)::INTEGER AS tool_calls, coalesce(k.failed_tool_calls, 0)::INTEGER AS failed_tool_calls,
-       ${conversationKeySql('conversation_id')} AS conversation_key,
-       coalesce(e.node_entries, []::${NODE_ENTRIES_TYPE}) AS node_entries
-FROM t FULL JOIN v USING (conversation_id) FULL JOIN k USING (conversation_id) LEFT JOIN e USING (conversation_id)`;
+       ${conversationKeySql('conversation_id')} AS conversation_key
+FROM t FULL JOIN v USING (conversation_id) FULL JOIN k USING (conversation_id)`;
+}
+
+export const CONVERSATION_FIGURES_SQL = conversationFiguresSql();
 
 export const CONVERSATION_FIGURES_DDL = `CREATE TABLE IF NOT EXISTS conversation_figures (
   conversation_id VARCHAR NOT NULL,
@@ -211,6 +185,5 @@ export const CONVERSATION_FIGURES_DDL = `CREATE TABLE IF NOT EXISTS conversation
   last_node_at TIMESTAMPTZ,
   tool_calls INTEGER NOT NULL,
   failed_tool_calls INTEGER NOT NULL,
-  conversation_key UUID,
-  node_entries ${NODE_ENTRIES_TYPE}
+  conversation_key UUID
 );`;

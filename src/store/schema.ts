@@ -6,12 +6,18 @@ import { ERASURES_DDL } from '../erase/schema.js';
 import { REDACTION_AT_REST_DDL } from './at-rest.js';
 import { SEARCH_DDL, SEARCH_MIGRATION } from '../search/schema.js';
 import { conversationKeySql } from './conversation-key.js';
-import { CONVERSATION_FIGURES_DDL, CONVERSATION_FIGURES_SQL, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
+import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
 
 /** Parts the figures of a stored database are worked out in (schemas 12 and 13). */
 const TURN_FIGURES_PARTS = 16;
 
 export const SCHEMA_VERSION = 14;
+
+/** conversation_figures worked out from the stored rows part by part, so that each part's groups fit the writer's memory. */
+const FIGURES_IN_PARTS = Array.from(
+  { length: TURN_FIGURES_PARTS },
+  (_, part) => `INSERT INTO conversation_figures ${conversationFiguresSql(`hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part}`)};`,
+).join('\n');
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -245,7 +251,7 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         )};`).join('\n')}
       DROP TABLE transcript_turns_v11;
       ${CONVERSATION_FIGURES_DDL}
-      INSERT INTO conversation_figures ${CONVERSATION_FIGURES_SQL};`,
+      ${FIGURES_IN_PARTS}`,
   // Each node visit's entry number (figures.ts) from the visits already stored, part by part.
   13: `ALTER TABLE node_visits RENAME TO node_visits_v12;
       ${BIG_TABLES.node_visits()}
@@ -255,10 +261,8 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
          FROM node_visits_v12 WHERE hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part};`).join('\n')}
       DROP TABLE node_visits_v12;`,
   // Each conversation's key (conversation-key.ts) beside its id, in the conversation and its child
-  // rows, and the nodes each conversation entered (conversation_figures.node_entries, worked out
-  // again with the rest). Tables copied, not updated: an UPDATE of every row rewrites it slower than
-  // a copy. The tables migrations 12 and 13 made already have the column (empty): the copy takes
-  // every other.
+  // rows. Tables copied, not updated: an UPDATE of every row rewrites it slower than a copy. The
+  // tables migrations 12 and 13 made already have the column (empty): the copy takes every other.
   14: `${(['conversations', 'transcript_turns', 'tool_calls', 'node_visits'] as const)
     .map(
       (table) => `ALTER TABLE ${table} RENAME TO ${table}_v13;
@@ -269,9 +273,12 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
       DROP TABLE ${table}_v13;`,
     )
     .join('\n')}
-      DROP TABLE conversation_figures;
+      ALTER TABLE conversation_figures RENAME TO conversation_figures_v13;
       ${CONVERSATION_FIGURES_DDL}
-      INSERT INTO conversation_figures ${CONVERSATION_FIGURES_SQL};`,
+      INSERT INTO conversation_figures BY NAME
+        SELECT COLUMNS(c -> c <> 'conversation_key'), ${conversationKeySql('conversation_id')} AS conversation_key
+        FROM conversation_figures_v13;
+      DROP TABLE conversation_figures_v13;`,
 };
 
 export const SCHEMA_SQL = `

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationFigures, countWords, nodeEntries, turnFigures } from '../../src/store/figures.js';
+import { conversationFigures, countWords, turnFigures } from '../../src/store/figures.js';
 import type { TurnRow } from '../../src/store/normalise.js';
 
 const turn = (speaker: string | null, text: string | null, at: string | null = '2026-01-01T00:00:00Z'): TurnRow => ({ speaker, text, at, node_key: 'n' });
@@ -31,19 +31,7 @@ describe('turn figures', () => {
     expect(c).toEqual({
       turns: 5, agent_turns: 3, caller_turns: 1, agent_words: 3, caller_words: 3, longest_agent_run: 2,
       node_visits: 2, last_node: 'end', last_node_at: 'b', tool_calls: 3, failed_tool_calls: 2,
-      node_entries: [{ node_key: 'start', entries: 1 }, { node_key: 'end', entries: 1 }],
     });
     expect(conversationFigures([], [], [], [])).toBeNull();
-  });
-
-  it('counts the entries into each node, in the order first entered, nodes without a key as one', () => {
-    const path = ['greet', 'faq', null, 'faq', 'greet', null, 'faq', 'end'].map((node_key) => ({ node_key }));
-    expect(nodeEntries(path)).toEqual([
-      { node_key: 'greet', entries: 2 },
-      { node_key: 'faq', entries: 3 },
-      { node_key: null, entries: 2 },
-      { node_key: 'end', entries: 1 },
-    ]);
-    expect(nodeEntries([])).toEqual([]);
   });
 });
