@@ -98,13 +98,16 @@ describe('sync on every reading of the rate limit', () => {
   }, 40_000);
 
   it('a sync killed at full speed and restarted at once finishes exact, throttled at most once', async () => {
-    const sim = await simulator({ seed: 74, conversations: 300 });
+    // A window longer than a restart takes: the second run starts while the key's window still
+    // holds the first run's requests, which only the server's readings tell it about.
+    const window = 8_000;
+    const sim = await simulator({ seed: 74, conversations: 150, rateLimit: 120, windowMs: window });
     const dbPath = tempDb();
     const env = {
       CONVODUCK_BASE_URL: sim.baseUrl,
       CONVODUCK_API_KEY: sim.apiKey,
       CONVODUCK_DB: dbPath,
-      CONVODUCK_RATE_WINDOW_MS: String(W),
+      CONVODUCK_RATE_WINDOW_MS: String(window),
     };
     const first = startCli(['sync'], env);
     // kill it once it is fetching details at full speed
