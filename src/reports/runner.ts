@@ -17,7 +17,7 @@ import { createOutputDir } from '../shared/output-dir.js';
 import { pick, reportParameters, runBound, streamBound } from './bound.js';
 import { loadCatalog, type CustomReportDir, type ReportDefinition } from './catalog.js';
 import type { OutputFormat } from './choices.js';
-import { outputSelectList, quoteLiteral, type ColumnInfo } from './format.js';
+import { outputSelectList, quoteIdent, quoteLiteral, type ColumnInfo } from './format.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
 import { resolveParams } from './resolve.js';
 import { createSharedRelations, loadSharedRelations } from './shared.js';
@@ -230,7 +230,7 @@ async function copyCsv(
   const lineEnd = options.excel ? ` || chr(13)` : '';
   const { count } = await runBound(
     connection,
-    `COPY (SELECT line${lineEnd} AS "${header.replaceAll('"', '""')}" FROM (${lines})) TO $${OUTPUT_PATH_PARAM} (FORMAT csv, HEADER true, QUOTE '', ESCAPE '')`,
+    `COPY (SELECT line${lineEnd} AS ${quoteIdent(header)} FROM (${lines})) TO $${OUTPUT_PATH_PARAM} (FORMAT csv, HEADER true, QUOTE '', ESCAPE '')`,
     { ...bound.values, [OUTPUT_PATH_PARAM]: path },
     { ...bound.types, [OUTPUT_PATH_PARAM]: VARCHAR },
   );
