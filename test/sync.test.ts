@@ -97,8 +97,18 @@ describe('sync', () => {
     const dbPath = tempDb();
     const controller = new AbortController();
     const started = Date.now();
-    setTimeout(() => controller.abort(), 21_000);
-    await syncWith(sim, dbPath, { windowMs, signal: controller.signal });
+    // Stopped a window and a bit after its first detail request, however long the run took to get
+    // there (a loaded machine opens the file and lists more slowly): the details span over a window.
+    const watch = setInterval(() => {
+      if (!ownRequests(sim, started).some((r) => r.kind === 'conversation_detail')) return;
+      clearInterval(watch);
+      setTimeout(() => controller.abort(), windowMs + 2_000);
+    }, 50);
+    try {
+      await syncWith(sim, dbPath, { windowMs, signal: controller.signal });
+    } finally {
+      clearInterval(watch);
+    }
     // Measure the steady state between the first and the last detail request sent.
     const details = ownRequests(sim, started).filter((r) => r.kind === 'conversation_detail');
     const span = details.at(-1)!.t - details[0]!.t;
