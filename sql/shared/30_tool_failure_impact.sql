@@ -32,18 +32,24 @@
 
 WITH calls AS (
   -- each filtered call twice: once for its tool, once for its connection
-  SELECT 'tool' AS per, t.space, t.slug, NULL::VARCHAR AS connection_id, t.tool_name,
-         t.conversation_key, t.status, t.failed, t.outcome
-  FROM filtered_tool_calls t
-  UNION ALL
-  SELECT 'connection', t.space, NULL, tl.connection_id, NULL,
-         t.conversation_key, t.status, t.failed, t.outcome
+  SELECT per.per, t.space,
+         CASE WHEN per.per = 'tool' THEN t.slug END AS slug,
+         CASE WHEN per.per = 'connection' THEN tl.connection_id END AS connection_id,
+         CASE WHEN per.per = 'tool' THEN t.tool_name END AS tool_name,
+         t.conversation_key, t.status, t.failed, t.outcome, t.conversation_calls
   FROM filtered_tool_calls t
   LEFT JOIN tools tl ON tl.id = t.tool_id
+  CROSS JOIN (VALUES ('tool'), ('connection')) per(per)
 ),
 per_conversation AS (
-  SELECT per, space, slug, connection_id, conversation_key, any_value(outcome) AS outcome, bool_or(failed) AS had_failure
+  -- the call of a conversation that made one is a group of its own: only the others are grouped
+  SELECT per, space, slug, connection_id, outcome, failed AS had_failure
   FROM calls
+  WHERE conversation_calls = 1
+  UNION ALL
+  SELECT per, space, slug, connection_id, any_value(outcome), bool_or(failed)
+  FROM calls
+  WHERE conversation_calls IS DISTINCT FROM 1
   GROUP BY per, space, slug, connection_id, conversation_key
 ),
 outcome_mix AS (
