@@ -127,3 +127,10 @@ export function percent(x: number): string {
 export function fixed(x: number, digits = 2): string {
   return Number.isFinite(x) ? x.toFixed(digits) : String(x);
 }
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

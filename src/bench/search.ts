@@ -13,7 +13,7 @@ import { searchTurns } from '../search/search.js';
 import * as P from '../simulator/phrases.js';
 import { Database } from '../store/database.js';
 import { runSyncChild, startSimChild } from './procs.js';
-import { fixed } from './measure.js';
+import { fixed, median } from './measure.js';
 import { int, secs, table, type Goal } from './print.js';
 import { generateScaleData } from './scale-data.js';
 
@@ -168,12 +168,6 @@ export async function benchSearch(s: SearchBenchSettings, workDir: string, log: 
     await sim.close();
     remove();
   }
-}
-
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export function printSearch(r: SearchBenchResult, goals: Goal[]): void {
