@@ -29,7 +29,7 @@ export async function benchReports(n: number, workDir: string, log: (s: string) 
   rmSync(`${dbPath}.wal`, { force: true });
   try {
     log(`reports: generating ${n} conversations in DuckDB`);
-    let t = performance.now();
+    const t = performance.now();
     const counts = await Database.with(dbPath, (db) => generateScaleData(db, n));
     const generateSec = (performance.now() - t) / 1000;
     const dbMb = statSync(dbPath).size / 1e6;
