@@ -12,6 +12,8 @@ export const EXIT = {
   failed: 1,
   usage: 2,
   auth: 3,
+  /** `alert`: the rules were evaluated and at least one alert is firing */
+  alertsFiring: 10,
 } as const;
 
 export class CliError extends Error {

@@ -18,4 +18,4 @@ export {
   type RunReportsOptions,
 } from './runner.js';
 export { defaultSharedSqlDir, loadSharedRelations, type Materialization, type SharedRelation } from './shared.js';
-export { headerField, parseHeader, reportBody } from './sql-file.js';
+export { headerColumns, headerField, parseHeader, reportBody } from './sql-file.js';

@@ -35,3 +35,20 @@ export function reportBody(sql: string): string {
   while (lines.length > 0 && /^\s*(--.*)?$/.test(lines[lines.length - 1]!)) lines.pop();
   return lines.join('\n').replace(/;\s*(--[^\n]*)?$/, '');
 }
+
+/**
+ * The column names the header's `Columns:` block lists: lines indented a little under it (a
+ * description's continuation lines are indented further), up to the first blank line.
+ */
+export function headerColumns(header: string): string[] {
+  const lines = header.split('\n');
+  const at = lines.findIndex((l) => /^\s*columns\s*:\s*$/i.test(l));
+  if (at < 0) return [];
+  const names: string[] = [];
+  for (const line of lines.slice(at + 1)) {
+    if (line.trim() === '') break;
+    const match = /^ {1,4}([A-Za-z_][A-Za-z0-9_]*)(\s|$)/.exec(line);
+    if (match) names.push(match[1]!);
+  }
+  return names;
+}

@@ -2,6 +2,7 @@
 // added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
+import { ALERTS_DDL } from '../alerts/schema.js';
 import { ERASURES_DDL } from '../erase/schema.js';
 import { REDACTION_AT_REST_DDL } from './at-rest.js';
 import { SEARCH_DDL, SEARCH_MIGRATION } from '../search/schema.js';
@@ -11,7 +12,7 @@ import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT
 /** Parts the figures of a stored database are worked out in (schemas 12 and 13). */
 const TURN_FIGURES_PARTS = 16;
 
-export const SCHEMA_VERSION = 14;
+export const SCHEMA_VERSION = 15;
 
 /** conversation_figures worked out from the stored rows part by part, so that each part's groups fit the writer's memory. */
 const FIGURES_IN_PARTS = Array.from(
@@ -279,6 +280,8 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         SELECT COLUMNS(c -> c <> 'conversation_key'), ${conversationKeySql('conversation_id')} AS conversation_key
         FROM conversation_figures_v13;
       DROP TABLE conversation_figures_v13;`,
+  // the alert tables (src/alerts/schema.ts)
+  15: ALERTS_DDL,
 };
 
 export const SCHEMA_SQL = `
@@ -455,6 +458,9 @@ ${SEARCH_DDL}
 
 -- Conversations erased (forget, retention): never stored or fetched again (src/erase/schema.ts).
 ${ERASURES_DDL}
+
+-- Alert evaluations and states (src/alerts/schema.ts).
+${ALERTS_DDL}
 ${REDACTION_AT_REST_DDL}
 
 CREATE TABLE IF NOT EXISTS sync_errors (

@@ -138,7 +138,7 @@ function parseSearch(value: string): string {
 }
 
 /** `--sql-dir`, else CONVODUCK_SQL_DIR (an empty value is unset), else none. */
-function customReportDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): CustomReportDir | null {
+export function customReportDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): CustomReportDir | null {
   if (flag !== undefined) return { dir: flag, source: '--sql-dir' };
   const fromEnv = env.CONVODUCK_SQL_DIR;
   return fromEnv ? { dir: fromEnv, source: 'CONVODUCK_SQL_DIR' } : null;

@@ -1,0 +1,192 @@
+// `convoduck alert` over real HTTP and a real DuckDB file: a rules file checked line by line
+// (exit 2, nothing stored), a live run that stores evaluations and opens, keeps and resolves one
+// alert episode per group, and a backtest whose firing days equal those counted again from the
+// simulator's own records.
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../src/simulator/index.js';
+import { Database } from '../src/store/database.js';
+import { SCHEMA_VERSION } from '../src/store/schema.js';
+import { runCli } from './support/cli.js';
+
+const EXAMPLE = new URL('../docs/alerts.example.toml', import.meta.url).pathname;
+const DAY = 86_400_000;
+
+let sim: Simulator;
+let dir: string;
+let golden: string;
+let copies = 0;
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 37, conversations: 700, days: 21, rateLimit: 100_000 });
+  dir = mkdtempSync(join(tmpdir(), 'convoduck-alerts-'));
+  golden = join(dir, 'golden.duckdb');
+  const synced = await runCli(['sync', '--db', golden], { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey });
+  expect(synced.code, synced.stderr).toBe(0);
+}, 120_000);
+
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function freshCopy(): string {
+  const path = join(dir, `copy-${++copies}.duckdb`);
+  copyFileSync(golden, path);
+  return path;
+}
+
+function rulesFile(text: string): string {
+  const path = join(dir, `rules-${++copies}.toml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+async function rows<T = Record<string, unknown>>(dbPath: string, sql: string): Promise<T[]> {
+  return Database.with(dbPath, (db) => db.all(sql) as Promise<T[]>, { readOnly: true });
+}
+
+/** Conversations per UTC day start, counted from the simulator's records. */
+function conversationsPerDay(): Map<number, number> {
+  const days = new Map<number, number>();
+  for (const r of sim.dataset.records) {
+    const day = r.startMs - (r.startMs % DAY);
+    days.set(day, (days.get(day) ?? 0) + 1);
+  }
+  return days;
+}
+
+const perConnection = (bound: string) => `
+[[rule]]
+name = "failing-connection"
+report = "connection_health"
+column = "failure_rate"
+group = ["space", "connection_id"]
+period = "day"
+kind = "threshold"
+${bound}
+volume_column = "calls"
+min_volume = 1
+`;
+
+describe('the rules file', () => {
+  it('the shipped example is valid', async () => {
+    const res = await runCli(['alert', '--rules', EXAMPLE, '--check']);
+    expect(res.stderr).toMatch(/7 rules, all valid/);
+    expect(res.code).toBe(0);
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ['an unknown report', perConnection('warn_above = 0.5').replace('connection_health', 'connection_heath'), /line 4: rule "failing-connection": report "connection_heath" does not exist/],
+    ['an unknown column', perConnection('warn_above = 0.5').replace('"failure_rate"', '"failure_rat"'), /line 5: .*"failure_rat" is not a column of report connection_health/],
+    ['an unknown kind', perConnection('warn_above = 0.5').replace('"threshold"', '"treshold"'), /line 8: .*kind "treshold" is not one of threshold, change, anomaly, freshness/],
+    ['an unknown key', perConnection('warn_abov = 0.5'), /line 9: .*unknown key "warn_abov"/],
+    ['no bound', perConnection(''), /line 2: .*no bound/],
+    ['broken TOML', perConnection('warn_above = '), /line 9: not valid TOML/],
+  ];
+  for (const [what, text, message] of bad) {
+    it(`refuses ${what}: exit 2, one line naming the line, the database unchanged`, async () => {
+      const db = freshCopy();
+      const before = sha(db);
+      const res = await runCli(['alert', '--db', db, '--rules', rulesFile(text)]);
+      expect(res.code).toBe(2);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toMatch(/^convoduck: .*rules-\d+\.toml line \d+/);
+      expect(res.stderr).toMatch(message);
+      expect(sha(db)).toBe(before);
+    });
+  }
+});
+
+describe('alert', () => {
+  it('stores each value, opens one episode per firing group, keeps it across runs and resolves it', async () => {
+    const db = freshCopy();
+    const firing = rulesFile(perConnection('warn_above = 0'));
+    const first = await runCli(['alert', '--db', db, '--rules', firing, '--json']);
+    expect(first.code, first.stderr).toBe(10);
+    const outcome = JSON.parse(first.stdout) as { firing: { rule: string; labels: Record<string, string> }[]; started: unknown[] };
+    const [{ day }] = (await rows<{ day: Date }>(db, `SELECT date_trunc('day', now() - INTERVAL 1 DAY) AS day`)) as [{ day: Date }];
+    const failing = await rows<{ connection_id: string }>(
+      db,
+      `SELECT DISTINCT t.connection_id FROM tool_calls c JOIN tools t ON t.slug = c.slug
+       WHERE c.status <> 'ok' AND c.called_at >= '${day.toISOString()}'::TIMESTAMPTZ AND c.called_at < '${day.toISOString()}'::TIMESTAMPTZ + INTERVAL 1 DAY
+       ORDER BY 1`,
+    );
+    expect(failing.length).toBeGreaterThan(0);
+    expect(outcome.firing.map((a) => a.labels.connection_id).sort()).toEqual(failing.map((f) => f.connection_id));
+    expect(outcome.started).toHaveLength(failing.length);
+    expect(first.stderr.trim().split('\n').filter((l) => l.startsWith('FIRING warn failing-connection'))).toHaveLength(failing.length);
+    const stored = await rows<{ n: number }>(db, `SELECT count(*)::INTEGER AS n FROM alert_evaluations WHERE level = 'warn'`);
+    expect(stored[0]!.n).toBe(failing.length);
+
+    const second = await runCli(['alert', '--db', db, '--rules', firing, '--json']);
+    expect(second.code).toBe(10);
+    expect(JSON.parse(second.stdout).started).toEqual([]);
+    const states = await rows<{ n: number; open: number }>(db, `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE resolved_at IS NULL)::INTEGER AS open FROM alert_states`);
+    expect(states[0]).toEqual({ n: failing.length, open: failing.length });
+
+    const quiet = await runCli(['alert', '--db', db, '--rules', rulesFile(perConnection('warn_above = 2')), '--json']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(JSON.parse(quiet.stdout).resolved).toHaveLength(failing.length);
+    const after = await rows<{ open: number }>(db, `SELECT count(*) FILTER (WHERE resolved_at IS NULL)::INTEGER AS open FROM alert_states`);
+    expect(after[0]!.open).toBe(0);
+  }, 60_000);
+});
+
+describe('alert --backtest', () => {
+  it('fires on exactly the days the simulator’s records have fewer conversations than the bound', async () => {
+    const counts = conversationsPerDay();
+    const today = Date.now() - (Date.now() % DAY);
+    const from = today - 14 * DAY;
+    const inRange = [...counts.entries()].filter(([d]) => d >= from && d < today);
+    const bound = [...inRange.map(([, n]) => n)].sort((a, b) => a - b)[Math.floor(inRange.length / 2)]!;
+    const rules = rulesFile(`
+[[rule]]
+name = "quiet-day"
+report = "outcomes"
+column = "conversations"
+group = ["space"]
+period = "day"
+kind = "threshold"
+warn_below = ${bound}
+`);
+    const db = freshCopy();
+    const before = sha(db);
+    const res = await runCli(['alert', '--db', db, '--rules', rules, '--backtest', '--from', new Date(from).toISOString().slice(0, 10), '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const result = JSON.parse(res.stdout) as { episodes: { fired_at: string; cleared_at: string | null; labels: { space: string } }[] };
+    const firedDays = result.episodes.flatMap((e) => {
+      const end = e.cleared_at === null ? today : Date.parse(e.cleared_at);
+      return Array.from({ length: (end - Date.parse(e.fired_at)) / DAY }, (_, i) => Date.parse(e.fired_at) + i * DAY);
+    });
+    const expected = inRange.filter(([, n]) => n < bound).map(([d]) => d).sort((a, b) => a - b);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(firedDays.sort((a, b) => a - b)).toEqual(expected);
+    expect(new Set(result.episodes.map((e) => e.labels.space))).toEqual(new Set([sim.dataset.space.slug]));
+    expect(sha(db)).toBe(before);
+  }, 60_000);
+});
+
+describe('schema', () => {
+  it('a database of the schema before the alert tables gets them, empty, when alert opens it', async () => {
+    const db = freshCopy();
+    await Database.with(db, async (d) => {
+      await d.run(`DROP TABLE alert_evaluations; DROP TABLE alert_states`);
+      await d.run(`UPDATE convoduck_meta SET value = ? WHERE key = 'schema_version'`, [String(SCHEMA_VERSION - 1)]);
+    });
+    const res = await runCli(['alert', '--db', db, '--rules', rulesFile(perConnection('warn_above = 2'))]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(`from schema ${SCHEMA_VERSION - 1} to ${SCHEMA_VERSION}`);
+    const version = await rows<{ value: string }>(db, `SELECT value FROM convoduck_meta WHERE key = 'schema_version'`);
+    expect(version[0]!.value).toBe(String(SCHEMA_VERSION));
+    const states = await rows<{ n: number }>(db, `SELECT count(*)::INTEGER AS n FROM alert_states`);
+    expect(states[0]!.n).toBe(0);
+    const evaluations = await rows<{ n: number }>(db, `SELECT count(*)::INTEGER AS n FROM alert_evaluations`);
+    expect(evaluations[0]!.n).toBeGreaterThan(0);
+  }, 60_000);
+});
