@@ -2,6 +2,7 @@
 // it runs (RuntimeOptions, through setOptions), and their defaults.
 
 import type { Dataset } from './dataset.js';
+import type { IncidentOptions } from './incidents.js';
 import { defaultBurst, type RateAlgorithm } from './rate-limits.js';
 import { Rng, hashSeed } from './random.js';
 import type { RealDataOptions } from './real-data.js';
@@ -86,6 +87,8 @@ export interface SimulatorOptions extends Partial<Omit<RuntimeOptions, 'latency'
   exoticValues?: boolean;
   latency?: Partial<LatencyOptions>;
   faults?: Partial<FaultOptions>;
+  /** incidents planted in the generated history for alert rules to find (incidents.ts) */
+  incidents?: IncidentOptions;
   /** serve an already generated dataset (seed/conversations/now/days/exoticValues then ignored) */
   dataset?: Dataset;
   /** finished conversations served as real data arrives (long, hard text, type drift, deleted); see real-data.ts */

@@ -67,6 +67,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       days: opts.days,
       confidential: opts.confidential,
       exoticValues: opts.exoticValues,
+      incidents: opts.incidents,
       // Fractions only show something when the instants have them.
       subSecond: opts.timeFormat !== undefined && isFractionFormat(opts.timeFormat),
     });

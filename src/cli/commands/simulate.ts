@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Simulator } from '../../simulator/index.js';
 import { UsageError } from '../errors.js';
+import { parseIncidentFlags } from '../simulate/incidents.js';
 
 interface SimulateFlags {
   port: string;
@@ -29,6 +30,7 @@ interface SimulateFlags {
   messyText: string;
   drift: string;
   deleted: string;
+  incident?: string[];
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -98,6 +100,11 @@ export function registerSimulate(program: Command): void {
     .option('--other-client-rpm <n>', 'another integration spending the same key’s budget, requests per minute', '0')
     .option('--exotic-values', 'add a few values the spec does not list (outbound, voicemail, rate_limited)')
     .option('--verbose', 'log every request on stderr')
+    .option(
+      '--incident <kind:days>',
+      'plant an incident that many days ago (repeatable): tool-outage (a connection’s calls fail 08:00–16:00 UTC), quiet-day (a fifth of the volume), transfer-jump (an agent transfers 80% from then on)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .optionsGroup('Rate limit (the spec says only "60 requests per minute per key"):')
     .option('--rate-limit <n>', 'accepted requests per window per key (bucket: tokens refilled per window)', '60')
     .option('--window-ms <n>', 'length of the window in ms', '60000')
@@ -167,6 +174,7 @@ More examples:
       const hiddenFromLists = wholeNumber('--hidden-from-lists', flags.hiddenFromLists, 0, 5_000_000);
       const timeFormat = oneOf('--time-format', flags.timeFormat, TIME_FORMATS);
       const arrivalLagMs = wholeNumber('--arrival-lag', flags.arrivalLag, 0, 30 * 86_400_000);
+      const incidents = parseIncidentFlags(flags.incident);
       const realData = {
         long: decimal('--long', flags.long, 0, 1),
         text: decimal('--messy-text', flags.messyText, 0, 1),
@@ -195,6 +203,7 @@ More examples:
           faults: { error5xx: faultRate * 0.6, drop: faultRate * 0.2, truncate: faultRate * 0.2 },
           confidential: flags.confidential ?? false,
           exoticValues: flags.exoticValues ?? false,
+          incidents,
           arrivalsPerMinute,
           otherClientRpm,
           servedPerPage,
