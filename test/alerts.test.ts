@@ -3,6 +3,8 @@
 // alert episode per group, and a backtest whose firing days equal those counted again from the
 // simulator's own records.
 import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -189,4 +191,78 @@ describe('schema', () => {
     const evaluations = await rows<{ n: number }>(db, `SELECT count(*)::INTEGER AS n FROM alert_evaluations`);
     expect(evaluations[0]!.n).toBeGreaterThan(0);
   }, 60_000);
+});
+
+describe('alert notifications', () => {
+  it('posts one firing and one resolved notification per alert, whatever the receiver did in between', async () => {
+    let mode: 'down' | 'hang' | 'up' = 'down';
+    const accepted: { status: string; alerts: { status: string; fingerprint: string; labels: Record<string, string>; startsAt: string; endsAt: string }[] }[] = [];
+    let requests = 0;
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        requests++;
+        if (mode === 'hang') return; // never answers
+        if (mode === 'down') {
+          res.writeHead(500).end('down');
+          return;
+        }
+        accepted.push(JSON.parse(body));
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook/secret-token-4711`;
+    const hookFile = join(dir, 'webhook-url');
+    writeFileSync(hookFile, `${url}\n`);
+    try {
+      const db = freshCopy();
+      const firing = rulesFile(perConnection('warn_above = 0'));
+      const run = async (rules: string) => {
+        const res = await runCli(['alert', '--db', db, '--rules', rules, '--json', '--webhook-timeout', '1s'], { CONVODUCK_ALERT_WEBHOOK_URL_FILE: hookFile });
+        expect(res.stderr + res.stdout).not.toContain('secret-token-4711');
+        return res;
+      };
+
+      const down = await run(firing);
+      expect(down.code).toBe(10);
+      const groups = (JSON.parse(down.stdout) as { firing: unknown[] }).firing.length;
+      expect(groups).toBeGreaterThan(0);
+      expect(down.stderr).toMatch(/webhook did not take a notification \(HTTP 500\): \d+ still owed/);
+      mode = 'hang';
+      const hung = await run(firing);
+      expect(hung.code).toBe(10);
+      expect(hung.stderr).toMatch(/no answer within 1 s/);
+      expect(accepted).toEqual([]);
+      expect(requests).toBe(2); // the first failure ends a run's deliveries
+
+      mode = 'up';
+      expect((await run(firing)).code).toBe(10);
+      expect((await run(firing)).code).toBe(10);
+      const relaxed = rulesFile(perConnection('warn_above = 2'));
+      expect((await run(relaxed)).code).toBe(0);
+      expect((await run(relaxed)).code).toBe(0);
+
+      const firingSent = accepted.filter((b) => b.status === 'firing');
+      const resolvedSent = accepted.filter((b) => b.status === 'resolved');
+      expect(firingSent).toHaveLength(groups);
+      expect(resolvedSent).toHaveLength(groups);
+      const prints = (list: typeof accepted) => list.map((b) => b.alerts[0]!.fingerprint).sort();
+      expect(new Set(prints(firingSent)).size).toBe(groups);
+      expect(prints(resolvedSent)).toEqual(prints(firingSent));
+      for (const b of accepted) {
+        expect(b.alerts).toHaveLength(1);
+        expect(b.alerts[0]!.labels).toMatchObject({ alertname: 'failing-connection', severity: 'warn' });
+        expect(b.alerts[0]!.status).toBe(b.status);
+        expect(b.alerts[0]!.endsAt === '0001-01-01T00:00:00Z').toBe(b.status === 'firing');
+      }
+      expect(readFileSync(db).includes('secret-token-4711')).toBe(false);
+      const owed = await rows<{ n: number }>(db, `SELECT count(*)::INTEGER AS n FROM alert_states WHERE notified_firing_at IS NULL OR notified_resolved_at IS NULL`);
+      expect(owed[0]!.n).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 120_000);
 });

@@ -12,6 +12,8 @@ import type { GroupLabels } from './values.js';
 import { latestComplete } from './periods.js';
 import { parseRules, type Rule } from './rules.js';
 import { openStates, recordEvaluations, type AlertState, type StateChanges } from './state.js';
+import { deliver, type DeliveryOutcome } from './deliver.js';
+import type { Webhook } from './webhook.js';
 
 export interface RulesSource {
   file: string;
@@ -55,12 +57,16 @@ export interface AlertRunResult {
   /** of those, the ones that started in this run */
   started: AlertView[];
   resolved: AlertView[];
+  /** null without a webhook */
+  notifications: DeliveryOutcome | null;
 }
 
 export interface AlertRunOptions extends RulesSource {
   dbPath: string;
   now?: Date;
   lockTimeoutMs?: number;
+  /** where notifications go (webhook.ts); null: none are sent (what is owed stays owed) */
+  webhook?: Webhook | null;
 }
 
 export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResult> {
@@ -79,6 +85,7 @@ export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResul
     await db.transaction(async () => {
       for (const e of evaluated) await recordEvaluations(db, e.rule, e.window, e.evaluations, now, changes);
     });
+    const notifications = options.webhook ? await deliver(db, rules, options.webhook, now) : null;
     const byName = new Map(rules.map((r) => [r.name, r]));
     const firing = (await openStates(db)).filter((s) => byName.has(s.rule));
     const view = (s: AlertState) => alertView(byName.get(s.rule)!, s);
@@ -88,6 +95,7 @@ export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResul
       firing: firing.map(view),
       started: changes.started.map(view),
       resolved: changes.resolved.map(view),
+      notifications,
     };
   } finally {
     db.close();

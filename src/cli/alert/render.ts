@@ -2,6 +2,7 @@
 // backtest one per episode. The same facts are in --json on stdout.
 
 import type { BacktestEpisode, BacktestResult } from '../../alerts/backtest.js';
+import type { DeliveryOutcome } from '../../alerts/deliver.js';
 import type { AlertView } from '../../alerts/run.js';
 import type { GroupLabels } from '../../alerts/values.js';
 
@@ -36,4 +37,8 @@ function groupText(labels: GroupLabels): string {
 function num(v: number | null): string {
   if (v === null) return '(none)';
   return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
+}
+
+export function deliveryLine(d: DeliveryOutcome): string {
+  return `convoduck: the alert webhook did not take a notification (${d.failed}): ${d.pending} still owed, sent on the next run\n`;
 }

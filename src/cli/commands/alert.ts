@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { parseTimeArg, parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { EXIT, UsageError } from '../errors.js';
+import { parseChoice } from '../parse.js';
 import { customReportDir } from './report.js';
 
 interface AlertFlags {
@@ -16,6 +17,8 @@ interface AlertFlags {
   from?: string;
   check?: boolean;
   wait: string;
+  webhookFormat: string;
+  webhookTimeout: string;
 }
 
 export function registerAlert(program: Command): void {
@@ -36,6 +39,8 @@ export function registerAlert(program: Command): void {
     .option('--backtest', 'replay every rule over the stored history period by period and print when it would have fired and cleared (stores nothing)')
     .option('--from <time>', 'with --backtest: replay from this time (7d, 30d, an ISO date; default 30d)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .option('--webhook-format <format>', 'notifications as alertmanager (webhook version 4) or slack (a text body)', 'alertmanager')
+    .option('--webhook-timeout <duration>', 'how long to wait for the webhook to answer each notification', '10s')
     .addHelpText(
       'after',
       `
@@ -43,6 +48,10 @@ Examples:
   convoduck alert --rules alerts.toml --check
   convoduck alert --rules alerts.toml                      # after each sync, in the scheduled job
   convoduck alert --rules draft.toml --backtest --from 30d # tune a rule before turning it on
+
+Notifications: set CONVODUCK_ALERT_WEBHOOK_URL (or CONVODUCK_ALERT_WEBHOOK_URL_FILE, a file
+holding it) and each alert is posted once when it starts firing and once when it resolves; a
+webhook that is down or slow is tried again on the next run, and never fails the run.
 
 Exit codes: 0 nothing firing, ${EXIT.alertsFiring} at least one alert firing, 1 a report failed or the
 database stayed busy, 2 bad usage or a bad rules file (the message names the line).`,
@@ -69,10 +78,13 @@ database stayed busy, 2 bad usage or a bad rules file (the message names the lin
         return;
       }
       if (flags.from !== undefined) throw new UsageError('--from is for --backtest: add --backtest, or drop --from');
-      const { runAlerts } = await import('../../alerts/run.js');
-      const result = await runAlerts({ ...source, dbPath: resolveDbPath(flags.db), now, lockTimeoutMs });
+      const [{ runAlerts }, { WEBHOOK_FORMATS, webhookFromEnv }] = await Promise.all([import('../../alerts/run.js'), import('../../alerts/webhook.js')]);
+      const format = parseChoice('--webhook-format', flags.webhookFormat, WEBHOOK_FORMATS);
+      const webhook = webhookFromEnv(process.env, format, parseDurationArg('--webhook-timeout', flags.webhookTimeout));
+      const result = await runAlerts({ ...source, dbPath: resolveDbPath(flags.db), now, lockTimeoutMs, webhook });
       for (const a of result.firing) process.stderr.write(render.firingLine(a));
       for (const a of result.resolved) process.stderr.write(render.resolvedLine(a));
+      if (result.notifications?.failed) process.stderr.write(render.deliveryLine(result.notifications));
       if (flags.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
       if (result.firing.length > 0) process.exitCode = EXIT.alertsFiring;
     });
