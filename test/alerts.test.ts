@@ -5,9 +5,10 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
@@ -265,4 +266,45 @@ describe('alert notifications', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   }, 120_000);
+});
+
+describe('--metrics-file', () => {
+  it('writes the job’s health as Prometheus text whose values are those of status and sync_runs', async () => {
+    const db = freshCopy();
+    const prom = join(dir, 'convoduck.prom');
+    const synced = await runCli(['sync', '--db', db, '--metrics-file', prom], { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey });
+    expect(synced.code, synced.stderr).toBe(0);
+    const families = () => new Map(parsePrometheusTextFormat(readFileSync(prom, 'utf8')).map((f) => [f.name, f.metrics]));
+    const value = (name: string, labels: Record<string, string>) => {
+      const found = families().get(name)?.filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v)) ?? [];
+      expect(found, name).toHaveLength(1);
+      return Number(found[0]!.value);
+    };
+    const status = JSON.parse((await runCli(['status', '--db', db, '--json'])).stdout) as {
+      spaces: { space: string; stored: number; lastRun: { status: string; startedAt: string; endedAt: string } }[];
+    };
+    const space = sim.dataset.space.slug;
+    const mine = status.spaces.find((s) => s.space === space)!;
+    expect(mine.lastRun.status).toBe('ok');
+    expect(value('convoduck_last_success_timestamp_seconds', { space })).toBeCloseTo(Date.parse(mine.lastRun.endedAt) / 1000, 2);
+    expect(value('convoduck_last_success_duration_seconds', { space })).toBeCloseTo((Date.parse(mine.lastRun.endedAt) - Date.parse(mine.lastRun.startedAt)) / 1000, 2);
+    expect(value('convoduck_conversations_stored', { space })).toBe(mine.stored);
+    const [run] = await rows<Record<string, number>>(
+      db,
+      `SELECT requests, throttled, retries, details_set_aside, conversations_deleted, errors FROM sync_runs WHERE space = '${space}' ORDER BY run_id DESC LIMIT 1`,
+    );
+    expect(run!.requests).toBeGreaterThan(0);
+    expect(value('convoduck_last_run_requests', { space })).toBe(run!.requests);
+    expect(value('convoduck_last_run_throttled', { space })).toBe(run!.throttled);
+    expect(value('convoduck_last_run_retries', { space })).toBe(run!.retries);
+    expect(value('convoduck_last_run_set_aside', { space })).toBe(run!.details_set_aside);
+    expect(value('convoduck_last_run_deleted', { space })).toBe(run!.conversations_deleted);
+    expect(value('convoduck_alerts_firing', { severity: 'warn' })).toBe(0);
+
+    const alerted = await runCli(['alert', '--db', db, '--rules', rulesFile(perConnection('warn_above = 0')), '--json', '--metrics-file', prom]);
+    expect(alerted.code).toBe(10);
+    expect(value('convoduck_alerts_firing', { severity: 'warn' })).toBe((JSON.parse(alerted.stdout) as { firing: unknown[] }).firing.length);
+    expect(value('convoduck_alerts_firing', { severity: 'error' })).toBe(0);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 60_000);
 });

@@ -6,6 +6,7 @@ import { parseTimeArg, parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { EXIT, UsageError } from '../errors.js';
 import { parseChoice } from '../parse.js';
+import { withMetricsFile } from '../alert/metrics-file.js';
 import { customReportDir } from './report.js';
 
 interface AlertFlags {
@@ -19,6 +20,7 @@ interface AlertFlags {
   wait: string;
   webhookFormat: string;
   webhookTimeout: string;
+  metricsFile?: string;
 }
 
 export function registerAlert(program: Command): void {
@@ -41,6 +43,7 @@ export function registerAlert(program: Command): void {
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .option('--webhook-format <format>', 'notifications as alertmanager (webhook version 4) or slack (a text body)', 'alertmanager')
     .option('--webhook-timeout <duration>', 'how long to wait for the webhook to answer each notification', '10s')
+    .option('--metrics-file <file>', 'after the run, write the job’s health (alerts firing, the syncs) for Prometheus to this file')
     .addHelpText(
       'after',
       `
@@ -56,7 +59,7 @@ webhook that is down or slow is tried again on the next run, and never fails the
 Exit codes: 0 nothing firing, ${EXIT.alertsFiring} at least one alert firing, 1 a report failed or the
 database stayed busy, 2 bad usage or a bad rules file (the message names the line).`,
     )
-    .action(async (flags: AlertFlags) => {
+    .action(withMetricsFile(async (flags: AlertFlags) => {
       if (!flags.rules) throw new UsageError('alert needs --rules FILE — start from docs/alerts.example.toml');
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
       const source = { file: flags.rules, customSqlDir: customReportDir(flags.sqlDir) };
@@ -87,5 +90,5 @@ database stayed busy, 2 bad usage or a bad rules file (the message names the lin
       if (result.notifications?.failed) process.stderr.write(render.deliveryLine(result.notifications));
       if (flags.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
       if (result.firing.length > 0) process.exitCode = EXIT.alertsFiring;
-    });
+    }));
 }

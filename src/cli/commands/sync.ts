@@ -9,6 +9,7 @@ import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
 import { interruptible, parseRunFlags } from '../sync/flags.js';
 import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
+import { withMetricsFile } from '../alert/metrics-file.js';
 
 export function registerSync(program: Command): void {
   withApiOptions(program.command('sync'))
@@ -36,6 +37,7 @@ export function registerSync(program: Command): void {
     .option('--json', 'print the run summary as JSON on stdout')
     .option('--config <file>', 'crawl every [[space]] of this TOML file into the database (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space of the config (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--metrics-file <file>', 'after the run, whatever its outcome, write the job’s health for Prometheus (textfile collector format) to this file')
     .addHelpText(
       'after',
       `
@@ -79,7 +81,7 @@ skipped, the others run), 1 for any other recorded error.
 A listing that does not add up (the server counts more conversations than it serves) exits 1
 and keeps the watermark, so the next run lists that window again.`,
     )
-    .action(async (flags: SyncFlags & { apiKey?: string }) => {
+    .action(withMetricsFile(async (flags: SyncFlags & { apiKey?: string }) => {
       const config = configFilePath(flags.config);
       if (config !== null || (flags.space ?? []).length > 0) return (await import('../sync/spaces.js')).syncSpacesCommand(flags, config);
       let apiKey: string | undefined;
@@ -101,7 +103,7 @@ and keeps the watermark, so the next run lists that window again.`,
         known.outcomePrinted = flags.json === true;
         throw known;
       }
-    });
+    }));
 }
 
 /** Reads the flags and settings, then runs the crawl; Ctrl-C / SIGTERM abort it. */
