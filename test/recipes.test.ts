@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Simulator } from '../src/simulator/index.js';
 import { CLI } from './support/cli.js';
+import { Database } from '../src/store/database.js';
 import { place, recipe } from './support/doc-recipes.js';
 import { scratch } from './support/scratch.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
@@ -132,7 +133,13 @@ function cronLine(): { schedule: string[]; command: string } {
 
 /** Runs the cron line's command as cron does: /bin/sh -c, in HOME, with cron's bare environment. */
 async function runCron(sim: Simulator, m: ReturnType<typeof machine>, work: string) {
-  const command = place(cronLine().command, { '/srv/convoduck': work, [HOST]: sim.baseUrl, '/etc/convoduck/key': m.key, '/usr/local/bin': m.bin });
+  const command = place(cronLine().command, {
+    '/srv/convoduck': work,
+    [HOST]: sim.baseUrl,
+    '/etc/convoduck/key': m.key,
+    '/etc/convoduck/alerts.toml': join(ROOT, 'docs/alerts.example.toml'),
+    '/usr/local/bin': m.bin,
+  });
   const env = ['PATH=/usr/bin:/bin', `HOME=${m.home}`, 'SHELL=/bin/sh', 'LOGNAME=convoduck'];
   return run(['/usr/bin/env', '-i', ...env, '/bin/sh', '-c', command], m.home);
 }
@@ -141,7 +148,7 @@ describe('the cron line', () => {
   it('uses only documented commands and flags, hourly', () => {
     const { schedule, command } = cronLine();
     expect(schedule).toEqual(['0', '*', '*', '*', '*']);
-    expect(expectDocumentedInvocations(command)).toBe(2);
+    expect(expectDocumentedInvocations(command)).toBe(3);
   });
 
   it('syncs, writes a JSON summary line per run and every report, run after run', async () => {
@@ -159,6 +166,10 @@ describe('the cron line', () => {
     await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(work, 'reports'));
     expect(readFileSync(join(work, 'sync.log'), 'utf8')).toMatch(/coverage: \d+ rows/);
+    // the alert step evaluated the example rules (a bad rules path would be one line in the log)
+    expect(readFileSync(join(work, 'sync.log'), 'utf8')).not.toMatch(/alerts\.toml/);
+    const evaluated = await Database.with(join(work, 'convoduck.duckdb'), (db) => db.all(`SELECT DISTINCT rule FROM alert_evaluations`), { readOnly: true });
+    expect(evaluated.length).toBeGreaterThan(0);
   }, 120_000);
 
   it('still writes the reports when sync exits 1', async () => {
