@@ -308,3 +308,30 @@ describe('--metrics-file', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   }, 60_000);
 });
+
+describe('report --html', () => {
+  it('shows what is firing at the top: rule, group, value against its bound, since when; nothing once resolved', async () => {
+    const db = freshCopy();
+    const out = join(dir, `page-${++copies}`);
+    const fired = await runCli(['alert', '--db', db, '--rules', rulesFile(perConnection('warn_above = 0')), '--json']);
+    expect(fired.code).toBe(10);
+    const firing = (JSON.parse(fired.stdout) as { firing: { labels: Record<string, string>; value: number; firing_since: string }[] }).firing;
+    expect((await runCli(['report', '--html', '--db', db, '--out', out])).code).toBe(0);
+    const page = readFileSync(join(out, 'report.html'), 'utf8');
+    const section = /<section class="firing" id="firing">([\s\S]*?)<\/section>/.exec(page)?.[1];
+    expect(section).toBeDefined();
+    expect(page).toMatch(/<main>\n<section class="firing" id="firing">/);
+    const rowsShown = [...section!.matchAll(/<tr data-level="warn">(.*?)<\/tr>/g)].map((m) => [...m[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => c[1]));
+    expect(rowsShown).toHaveLength(firing.length);
+    for (const a of firing) {
+      const row = rowsShown.find((r) => r[2]!.includes(`connection_id=${a.labels.connection_id}`))!;
+      expect(row[1]).toBe('failing-connection');
+      expect(Number(row[3])).toBeCloseTo(a.value, 3);
+      expect(row[4]).toBe('0');
+      expect(row[5]).toBe(a.firing_since.replace('.000Z', 'Z'));
+    }
+    expect((await runCli(['alert', '--db', db, '--rules', rulesFile(perConnection('warn_above = 2'))])).code).toBe(0);
+    expect((await runCli(['report', '--html', '--db', db, '--out', out])).code).toBe(0);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).not.toContain('id="firing"');
+  }, 60_000);
+});

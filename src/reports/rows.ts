@@ -44,6 +44,18 @@ export interface ReportReader {
   resolve(filters: ReportFilters): Promise<ResolvedParams>;
   /** runs the named reports over `params`; unknown names are an InvalidInputError */
   read(params: ResolvedParams, names: readonly string[]): Promise<Map<string, ReportRows>>;
+  /** the alerts firing after the latest `convoduck alert` run (alert_states), errors first */
+  firingAlerts(): Promise<FiringAlert[]>;
+}
+
+export interface FiringAlert {
+  rule: string;
+  /** the group's columns and values */
+  labels: Record<string, string | null>;
+  level: string;
+  value: number | null;
+  bound: number | null;
+  firing_since: string;
 }
 
 /** Opens the database read-only (waiting while a sync holds it) and hands `work` a reader. */
@@ -68,6 +80,23 @@ export async function withReportReader<T>(
         const result = new Map<string, ReportRows>();
         for (const report of reports) result.set(report.name, await readReport(db.connection, report, values, redaction !== null));
         return result;
+      },
+      async firingAlerts() {
+        // a file of a schema before the alert tables, opened read-only, is not upgraded
+        const exists = await db.connection.runAndReadAll(`SELECT 1 FROM duckdb_tables() WHERE table_name = 'alert_states' AND schema_name = 'main'`);
+        if (exists.currentRowCount === 0) return [];
+        const reader = await db.connection.runAndReadAll(
+          `SELECT rule, group_key, level, value, bound, strftime(firing_since AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS since
+           FROM alert_states WHERE resolved_at IS NULL ORDER BY level = 'error' DESC, firing_since, rule, group_key`,
+        );
+        return reader.getRowObjectsJS().map((r) => ({
+          rule: String(r.rule),
+          labels: JSON.parse(String(r.group_key)) as Record<string, string | null>,
+          level: String(r.level),
+          value: r.value === null ? null : Number(r.value),
+          bound: r.bound === null ? null : Number(r.bound),
+          firing_since: String(r.since),
+        }));
       },
     });
   });

@@ -85,7 +85,9 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
       const before = await reader.read(await reader.resolve(period.previous), ['summary']);
       previous = before.get('summary')!.rows[0]!;
     }
-    return { params, tables, summary, period, previous };
+    const spaces = filters.spaces ?? [];
+    const firing = (await reader.firingAlerts()).filter((a) => spaces.length === 0 || spaces.includes(a.labels.space ?? ''));
+    return { params, tables, summary, period, previous, firing };
   });
 
   const { tables, summary, period, params } = read;
@@ -124,6 +126,7 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
     agents: params.agents,
     channel: params.channel,
     summary,
+    firing: read.firing,
     coverage: t('coverage'),
     tiles: tiles(summary, read.previous),
     charts,
