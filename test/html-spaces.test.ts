@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncSpaces } from '../src/crawler/spaces.js';
 import { generateDataset, startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
-import { n, parsePage, readCsv, type Page } from './support/html-page.js';
+import { n, parsePage, readCsv, unescape, type Page } from './support/html-page.js';
 import { agentOf, csvIn, csvSpaces, expectPageMatchesCsv, type Csv } from './support/page-vs-csv.js';
 import { scratch } from './support/scratch.js';
 
@@ -124,6 +124,17 @@ describe('report --html over two spaces that share agent, tool and node names', 
     }
     const toolNames = new Set(tools.map((m) => m.tool!.slice(0, m.tool!.indexOf(' ('))));
     expect([...toolNames].some((name) => SPACES.every((s) => tools.some((m) => m.tool!.startsWith(`${name} (${s.slug})`)))), 'a tool failing in both spaces').toBe(true);
+  });
+
+  it('writes every agent and tool label on the axes in full, so the space is never cut off', () => {
+    for (const [chart, field] of [['tool_failures', 'tool'], ['abandonment', 'agent'], ['response_times', 'agent']] as const) {
+      const svg = new RegExp(`<figure class="chart" data-chart="${chart}"[^>]*>([\\s\\S]*?)</figure>`).exec(html)![1]!;
+      const drawn = [...svg.matchAll(/<g class="mark-text role-axis-label"[^>]*>([\s\S]*?)<\/g>/g)].flatMap((g) =>
+        [...g[1]!.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((t) => unescape(t[1]!)),
+      );
+      const labels = new Set(page.charts.get(chart)!.marks.map((m) => m[field]!));
+      for (const label of labels) expect(drawn, `${chart}: ${label}`).toContain(label);
+    }
   });
 
   it('has one table row per space and agent, each with its space, and each space’s figures are its own CSV’s', () => {
