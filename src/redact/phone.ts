@@ -57,9 +57,10 @@ function enclosedParts(run: string): Array<[number, string]> {
 }
 
 // Pieces start and end at the run's spaces; from each start the longest well-formed piece wins.
+// A piece without a digit ("/" or "-" between two numbers) may stand inside a number, never end one.
 function phonesInRun(run: string): Array<[number, number]> {
   const pieces: Array<[number, number]> = [];
-  for (const t of run.matchAll(/\S+/g)) pieces.push([t.index, t.index + t[0].length]);
+  for (const t of run.matchAll(/\S+/g)) if (/\d/.test(t[0])) pieces.push([t.index, t.index + t[0].length]);
   const found: Array<[number, number]> = [];
   for (let i = 0; i < pieces.length; i++) {
     for (let j = pieces.length - 1; j >= i; j--) {
