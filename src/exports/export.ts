@@ -11,7 +11,7 @@
 // Nothing outside what an export rewrites is ever removed: a run that would mix layouts or
 // shrink an earlier file is refused before the directory is touched (layout.ts).
 
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createOutputDir } from '../shared/output-dir.js';
@@ -205,7 +205,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
     // The host in the name: machines sharing OUT (docs/scale-out.md) may run exports with the same pid.
     const stagingDir = join(outDir, `${STAGING_PREFIX}${hostname()}-${process.pid}`);
     rmSync(stagingDir, { recursive: true, force: true });
-    mkdirSync(stagingDir, { mode: 0o700 });
+    createOutputDir(stagingDir, 0o700, { parents: false });
     try {
       // Partitioned by space, every table is (the others by space alone); by time, the conversation tables only.
       const partialByTime = timeUnitOf(partitionBy) !== null && (since !== null || options.erasedOnly === true);
@@ -226,7 +226,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait },
         async (db) => {
           rmSync(stagingDir, { recursive: true, force: true }); // a retried attempt starts clean
-          mkdirSync(stagingDir, { mode: 0o700 });
+          createOutputDir(stagingDir, 0o700, { parents: false });
           if (options.redaction) registerRedaction(db.connection, options.redaction);
           const only = options.spaces ?? [];
           await limitToSpaces(db, only);

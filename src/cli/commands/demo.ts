@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { parsePositiveInt } from '../parse.js';
 import { formatDuration, progressPrinter } from '../sync/progress.js';
 import { loadHtmlReport } from './report-html.js';
+import { createOutputDir } from '../../shared/output-dir.js';
 
 /** The demo's report.html covers this many days (the simulator holds 28). */
 const DEMO_PAGE_DAYS = 14;
@@ -57,7 +58,7 @@ export function registerDemo(program: Command): void {
         import('../../reports/index.js'),
         import('../../query/query.js'),
       ]);
-      mkdirSync(dbDir, { recursive: true, mode: 0o700 });
+      createOutputDir(dbDir, 0o700, { flag: '--dir' });
       rmSync(dbPath, { force: true });
       rmSync(`${dbPath}.wal`, { force: true });
 
