@@ -41,6 +41,8 @@ export interface CrawlOptions {
   redactAtRest?: Redaction | null;
   /** a space turning redaction at rest on held clear text: that many stored bodies were redacted, the file rewritten */
   onStoredRedacted?: (space: string, bodies: number) => void;
+  /** how long to wait for another sync of the database to end before giving up (default 0: at once) */
+  lockWaitMs?: number;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;
