@@ -73,6 +73,8 @@ export interface SyncProgress {
   detailsDone: number;
   detailsTotal: number;
   requests: number;
+  /** requests sent since this phase began (its own pace, apart from the phases before it) */
+  phaseRequests?: number;
   throttled: number;
   errors: number;
   startedAt: Date;
