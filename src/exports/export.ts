@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { createOutputDir } from '../shared/output-dir.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { formatInstant } from '../shared/time.js';
-import { PUBLIC_TABLES, type PublicTable } from '../store/schema.js';
+import { PUBLIC_TABLES, PUBLIC_VIEWS, type PublicTable } from '../store/schema.js';
 import { limitToSpaces, storedSpaces } from '../store/space-scope.js';
 import { CONVERSATION_TABLES, copyTable, PLACEHOLDERS_DIR, type TablePlan } from './copy-table.js';
 import { installSpaces, installTable, partitionSources, restrictModes } from './install.js';
@@ -113,6 +113,12 @@ export function parseTableList(value: string): PublicTable[] {
     .filter(Boolean);
   if (names.length === 0) throw new InvalidInputError(`--tables is empty: name tables from ${PUBLIC_TABLES.join(', ')}`);
   const unknown = names.filter((n) => !(PUBLIC_TABLES as readonly string[]).includes(n));
+  const views = unknown.filter((n) => (PUBLIC_VIEWS as readonly string[]).includes(n));
+  if (views.length > 0) {
+    throw new InvalidInputError(
+      `--tables: ${views.join(', ')} is a view, not a table: export conversations and agents, and join them on agent_id = id where you read them`,
+    );
+  }
   if (unknown.length > 0) {
     throw new InvalidInputError(`--tables: no public table ${unknown.join(', ')}; choose from ${PUBLIC_TABLES.join(', ')}`);
   }
