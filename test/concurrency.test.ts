@@ -42,7 +42,7 @@ describe('a sync and other commands on one database', () => {
       runCli(['status', '--json'], env),
     ]);
     expect(report.code, report.stderr).toBe(0);
-    expect(readdirSync(join(dir, 'reports')).sort()).toEqual(['coverage.csv', 'outcomes.csv']);
+    expect(readdirSync(join(dir, 'reports')).sort()).toEqual(['columns.md', 'coverage.csv', 'outcomes.csv']);
     expect(query.code, query.stderr).toBe(0);
     expect((JSON.parse(query.stdout) as { n: number }[])[0]!.n).toBe(500);
     expect(status.code, status.stderr).toBe(0);

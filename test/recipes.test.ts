@@ -73,7 +73,7 @@ function expectReports(dir: string): void {
     .map((f) => f.replace(/\.sql$/, '.csv'))
     .sort();
   expect(existsSync(dir), `${dir} exists`).toBe(true);
-  expect(readdirSync(dir).sort()).toEqual(expected);
+  expect(readdirSync(dir).sort()).toEqual([...expected, 'columns.md'].sort());
   for (const f of expected) expect(readFileSync(join(dir, f), 'utf8').split('\n')[0]!.length).toBeGreaterThan(0);
 }
 
