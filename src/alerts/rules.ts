@@ -228,7 +228,7 @@ class RuleReader {
   private reportPart(): Omit<ReportRule, keyof RuleCommon> {
     const reportName = this.text('report') ?? this.fail(null, 'no report — add report = "NAME" (convoduck report --list shows them)');
     const report = this.reports.get(reportName) ?? this.fail('report', `report "${reportName}" does not exist — convoduck report --list shows the reports (add --sql-dir for your own)`);
-    const columns = headerColumns(report.header);
+    const columns = headerColumns(report.header).map((c) => c.name);
     const known = (key: string, column: string) => {
       if (!columns.includes(column)) this.fail(key, `"${column}" is not a column of report ${reportName} — its columns: ${columns.join(', ')}`);
       return column;
