@@ -16,7 +16,7 @@ import { defaultSqlDir, sqlFilesIn } from './catalog.js';
 import { quoteIdent } from './format.js';
 import { BIND_TYPES, type ParamName } from './params.js';
 import { headerField, parseHeader, reportBody } from './sql-file.js';
-import { SEARCH_MACRO_SQL } from '../search/tokenize.js';
+import { SEARCH_MACRO_SQL } from '../store/search-index/tokenize.js';
 
 export const MATERIALIZATIONS = ['view', 'table'] as const;
 export type Materialization = (typeof MATERIALIZATIONS)[number];

@@ -12,7 +12,7 @@ import type { ReportFilters } from '../reports/params.js';
 import { resolveParams } from '../reports/resolve.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { withReadOnlyDatabase } from '../store/read-only.js';
-import { foldSql, queryTermsSql, sqlString, stemSql, WORD_IN_TEXT } from './tokenize.js';
+import { foldSql, queryTermsSql, sqlString, stemSql, WORD_IN_TEXT } from '../store/search-index/tokenize.js';
 
 /** BM25's term-frequency saturation and length normalisation (the usual values). */
 export const BM25_K1 = 1.2;

@@ -8,8 +8,8 @@ import { detailState, normaliseDetailText, normaliseSummary, setAsideUnstorable,
 import { deriveSpaceConfig } from './space-config.js';
 import { conversationFigures, turnFigures, visitEntries } from './figures.js';
 import { conversationKeySql } from './conversation-key.js';
-import { indexStagedTurns } from '../search/maintain.js';
-import { SEARCH_TABLES } from '../search/schema.js';
+import { indexStagedTurns } from './search-index/maintain.js';
+import { SEARCH_TABLES } from './search-index/schema.js';
 
 /** `column IN ($1, …, $n)` for a batch of ids (the same numbered parameters may appear several times). */
 export function inIds(ids: readonly string[], column: string): string {

@@ -4,7 +4,7 @@
 
 import { ERASURES_DDL } from '../erase/schema.js';
 import { REDACTION_AT_REST_DDL } from './at-rest.js';
-import { SEARCH_DDL, SEARCH_MIGRATION } from '../search/schema.js';
+import { SEARCH_DDL, SEARCH_MIGRATION } from './search-index/schema.js';
 import { conversationKeySql } from './conversation-key.js';
 import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
 
@@ -239,7 +239,7 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   // The erasure log and tombstones of `forget` and retention (src/erase/schema.ts).
   9: ERASURES_DDL,
   10: REDACTION_AT_REST_DDL, // the spaces redacted at rest (src/store/at-rest.ts)
-  // The search index (src/search/schema.ts), built from the turns already stored.
+  // The search index (src/store/search-index/schema.ts), built from the turns already stored.
   11: SEARCH_MIGRATION,
   // The figures of each turn and conversation (figures.ts) from the rows already stored, the
   // turns' part by part: each part's windows are sorted in memory (or spilled) at once.
@@ -450,7 +450,7 @@ CREATE TABLE IF NOT EXISTS listing_gaps (
 -- Per conversation with stored rows, its figures (src/store/figures.ts).
 ${CONVERSATION_FIGURES_DDL}
 
--- The transcript search index (src/search/schema.ts).
+-- The transcript search index (src/store/search-index/schema.ts).
 ${SEARCH_DDL}
 
 -- Conversations erased (forget, retention): never stored or fetched again (src/erase/schema.ts).
