@@ -1,12 +1,12 @@
 // Erasing conversations from the store: every row of them in every table, in one transaction,
 // and a row per conversation in `erasures` (the log, and the tombstone that keeps later listings
 // from storing them again). The freed blocks still hold their bytes until the file is rewritten
-// (compact.ts): the transaction marks that as pending, so a rewrite that did not happen is done
+// (store/rewrite-file.ts): the transaction marks that as pending, so a rewrite that did not happen is done
 // by the next `forget` or retention pass.
 
 import type { Database } from '../store/database.js';
 import { stage } from '../store/derive.js';
-import { CONVERSATION_ROW_TABLES, type ErasureRule } from './schema.js';
+import { CONVERSATION_ROW_TABLES, type ErasureRule } from '../store/erasures.js';
 import type { ErasureTarget } from './select.js';
 
 /** convoduck_meta key set while erased rows' bytes may still be in the file. */

@@ -2,7 +2,7 @@
 // added, never renamed or removed. `raw_*` tables keep what the API sent; everything else
 // is derived from them (see derive.ts), so `convoduck rebuild` never needs the API.
 
-import { ERASURES_DDL } from '../erase/schema.js';
+import { ERASURES_DDL } from './erasures.js';
 import { REDACTION_AT_REST_DDL } from './at-rest.js';
 import { SEARCH_DDL, SEARCH_MIGRATION } from './search-index/schema.js';
 import { conversationKeySql } from './conversation-key.js';
@@ -236,7 +236,7 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
           AND (regexp_matches(e.message, ${SHORT_WINDOW_SQL}) OR regexp_matches(e.message, ${SHORT_WINDOW_FORMER_SQL})))
       WHERE try_cast(gap.to_text AS TIMESTAMPTZ) IS NOT NULL
         AND (gap.from_text = 'beginning' OR try_cast(gap.from_text AS TIMESTAMPTZ) IS NOT NULL);`,
-  // The erasure log and tombstones of `forget` and retention (src/erase/schema.ts).
+  // The erasure log and tombstones of `forget` and retention (src/store/erasures.ts).
   9: ERASURES_DDL,
   10: REDACTION_AT_REST_DDL, // the spaces redacted at rest (src/store/at-rest.ts)
   // The search index (src/store/search-index/schema.ts), built from the turns already stored.
@@ -453,7 +453,7 @@ ${CONVERSATION_FIGURES_DDL}
 -- The transcript search index (src/store/search-index/schema.ts).
 ${SEARCH_DDL}
 
--- Conversations erased (forget, retention): never stored or fetched again (src/erase/schema.ts).
+-- Conversations erased (forget, retention): never stored or fetched again (src/store/erasures.ts).
 ${ERASURES_DDL}
 ${REDACTION_AT_REST_DDL}
 

@@ -5,7 +5,7 @@ import type { Database } from './database.js';
 import { deleteChildRows, idParams, inIds, insertChildRows, insertConversationRows, parseOrNull, stage, type ConversationRow } from './derive.js';
 import { detailState, normaliseDetail, normaliseDetailText, normaliseSummary, readAsNotUtf8, type NormalisedDetail } from './normalise.js';
 import { saveSpaceConfig } from './space-config.js';
-import { withoutErased } from '../erase/tombstone.js';
+import { withoutErased } from './tombstone.js';
 
 export interface ListedConversation {
   id: string;

@@ -9,9 +9,9 @@
 // created from SCHEMA_SQL instead, then filled, and the sequences continue where they were.
 
 import { existsSync, renameSync, rmSync, chmodSync } from 'node:fs';
-import { Database, RAISED_MEMORY_LIMIT, writableAttachOptions } from '../store/database.js';
-import { SCHEMA_SQL } from '../store/schema.js';
-import { REWRITE_PENDING } from './erase.js';
+import { Database, RAISED_MEMORY_LIMIT, writableAttachOptions } from './database.js';
+import { SCHEMA_SQL } from './schema.js';
+import { REWRITE_PENDING } from '../erase/erase.js';
 
 function ident(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
