@@ -3,11 +3,10 @@
 // before anything is fetched, so the space never holds clear and redacted text side by side.
 
 import { existsSync } from 'node:fs';
-import { rewriteDatabaseFile } from '../store/rewrite-file.js';
-import { rewritePending } from '../erase/erase.js';
-import { redactStoredSpace } from '../store/redact-stored.js';
 import type { Redaction } from '../redact/index.js';
 import { checkAtRest } from '../store/at-rest.js';
+import { redactStoredSpace } from '../store/redact-stored.js';
+import { rewriteDatabaseFile, rewritePending } from '../store/rewrite-file.js';
 import type { BatchWriter } from './writer.js';
 
 /**

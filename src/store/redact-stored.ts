@@ -9,8 +9,7 @@ import { recordAtRest } from './at-rest.js';
 import { Database } from './database.js';
 import { bodiesInParts, idParams, inIds, pages, rederive, stage } from './derive.js';
 import { INLINE_BODY_CHARS, splitText } from './writes.js';
-import { rewriteDatabaseFile } from './rewrite-file.js';
-import { REWRITE_PENDING } from '../erase/erase.js';
+import { REWRITE_PENDING, rewriteDatabaseFile } from './rewrite-file.js';
 
 /** The body cleaned: as parsed JSON when it is JSON, else as text. */
 function cleaned(body: string, redaction: Redaction): string {

@@ -11,7 +11,15 @@
 import { existsSync, renameSync, rmSync, chmodSync } from 'node:fs';
 import { Database, RAISED_MEMORY_LIMIT, writableAttachOptions } from './database.js';
 import { SCHEMA_SQL } from './schema.js';
-import { REWRITE_PENDING } from '../erase/erase.js';
+
+/** convoduck_meta key set while removed rows' bytes may still be in the file (an erasure, a redaction at rest). */
+export const REWRITE_PENDING = 'erasure_rewrite_pending';
+
+/** Whether removed rows' bytes may still be in the file (a rewrite that did not finish). */
+export async function rewritePending(db: Database): Promise<boolean> {
+  const row = await db.one(`SELECT 1 FROM convoduck_meta WHERE key = ?`, [REWRITE_PENDING]);
+  return row !== undefined;
+}
 
 function ident(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
