@@ -13,7 +13,7 @@ import { ConvoduckError, InvalidInputError, oneLineError, QueryError } from '../
 import type { Database } from '../store/database.js';
 import { isLockError, withReadOnlyDatabase, type ReadAttempt } from '../store/read-only.js';
 import { limitToSpaces } from '../store/space-scope.js';
-import type { QueryFormat } from './formats.js';
+import type { QueryFormat } from '../output/formats.js';
 
 
 export interface QueryOptions {

@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 import { OutputSink } from '../output/sink.js';
 import { sessionWallClock } from '../output/values.js';
 import { writeResult } from '../query/query.js';
-import type { QueryFormat } from '../query/formats.js';
+import type { QueryFormat } from '../output/formats.js';
 import type { Redaction } from '../redact/outputs.js';
 import type { ReportFilters } from '../reports/params.js';
 import { resolveParams } from '../reports/resolve.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { KNOWN_CHANNELS } from '../../api/types.js';
-import { QUERY_FORMATS } from '../../query/formats.js';
+import { QUERY_FORMATS } from '../../output/formats.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { UsageError } from '../errors.js';
