@@ -5,7 +5,7 @@ import { DOUBLE, INTEGER, LIST, TIMESTAMPTZ, VARCHAR, listValue, timestampTZValu
 import type { Writable } from 'node:stream';
 import { OutputSink } from '../output/sink.js';
 import { sessionWallClock } from '../output/values.js';
-import { writeResult } from '../query/query.js';
+import { writeResult } from '../output/result.js';
 import type { QueryFormat } from '../output/formats.js';
 import type { Redaction } from '../redact/outputs.js';
 import type { ReportFilters } from '../reports/params.js';
