@@ -9,8 +9,8 @@ export {
   parseReportTime,
   type ReportFilters,
   type TimeBound,
-} from './params.js';
-export { resolveTimeZone } from './resolve.js';
+} from '../filters/params.js';
+export { resolveTimeZone } from '../filters/resolve.js';
 export {
   runReports,
   selectReports,

@@ -18,8 +18,8 @@ import { pick, reportParameters, runBound, streamBound } from './bound.js';
 import { loadCatalog, type CustomReportDir, type ReportDefinition } from './catalog.js';
 import type { OutputFormat } from './choices.js';
 import { outputSelectList, quoteIdent, quoteLiteral, type ColumnInfo } from './format.js';
-import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
-import { resolveParams } from './resolve.js';
+import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from '../filters/params.js';
+import { resolveParams } from '../filters/resolve.js';
 import { createSharedRelations, loadSharedRelations } from './shared.js';
 import { reportBody } from './sql-file.js';
 

@@ -14,7 +14,7 @@ import { ConvoduckError, QueryError } from '../shared/errors.js';
 import { pick, reportParameters, runBound } from './bound.js';
 import { defaultSqlDir, sqlFilesIn } from './catalog.js';
 import { quoteIdent } from './format.js';
-import { BIND_TYPES, type ParamName } from './params.js';
+import { BIND_TYPES, type ParamName } from '../filters/params.js';
 import { headerField, parseHeader, reportBody } from './sql-file.js';
 import { SEARCH_MACRO_SQL } from '../store/search-index/tokenize.js';
 
