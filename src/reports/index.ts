@@ -2,7 +2,8 @@
 // relations they read are SQL files too, in sql/shared/.
 
 export { defaultSqlDir, loadCatalog, loadReports, type CustomReportDir, type ReportDefinition } from './catalog.js';
-export { DEFAULT_DAYS, DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, NUMBER_PARAMS, OUTPUT_FORMATS, type OutputFormat } from './choices.js';
+export { DEFAULT_DAYS, DEFAULT_EARLY_SECONDS, DEFAULT_MIN_SAMPLE, NUMBER_PARAMS } from '../filters/number-params.js';
+export { OUTPUT_FORMATS, type OutputFormat } from './choices.js';
 export { outputSelectList, type ColumnInfo } from './format.js';
 export {
   PARAM_NAMES,
