@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { ConvoduckError, QueryError } from '../shared/errors.js';
 import { pick, reportParameters, runBound } from './bound.js';
 import { defaultSqlDir, sqlFilesIn } from './catalog.js';
-import { quoteIdent } from './format.js';
+import { sqlIdent } from '../store/sql.js';
 import { BIND_TYPES, type ParamName } from '../filters/params.js';
 import { headerField, parseHeader, reportBody } from './sql-file.js';
 import { SEARCH_MACRO_SQL } from '../store/search-index/tokenize.js';
@@ -133,7 +133,7 @@ async function creationStatement(
       );
     }
     const kind = relation.materialized === 'table' ? 'TABLE' : 'VIEW';
-    return { sql: `CREATE OR REPLACE TEMP ${kind} ${quoteIdent(relation.name)} AS\n${body}`, params };
+    return { sql: `CREATE OR REPLACE TEMP ${kind} ${sqlIdent(relation.name)} AS\n${body}`, params };
   } finally {
     prepared.destroySync();
   }

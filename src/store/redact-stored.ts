@@ -10,6 +10,7 @@ import { Database } from './database.js';
 import { bodiesInParts, idParams, inIds, pages, rederive, stage } from './derive.js';
 import { INLINE_BODY_CHARS, splitText } from './writes.js';
 import { REWRITE_PENDING, rewriteDatabaseFile } from './rewrite-file.js';
+import { sqlText } from './sql.js';
 
 /** The body cleaned: as parsed JSON when it is JSON, else as text. */
 function cleaned(body: string, redaction: Redaction): string {
@@ -76,8 +77,4 @@ async function cleanDetails(db: Database, rows: readonly { id: string; body: str
   if (long.length === 0) return;
   await stage(db, '_cleaned_parts', ['id', 'part', 'text'], long.flatMap((d) => splitText(d.body).map((text, i) => [d.id, String(i), text])));
   await db.run(`INSERT INTO raw_conversation_parts SELECT id, part::INTEGER, text FROM _cleaned_parts`);
-}
-
-function sqlText(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
 }

@@ -5,6 +5,7 @@ import { preferSmallHeap } from '../../shared/heap.js';
 import { parsePositiveInt } from '../parse.js';
 import { formatDuration, progressPrinter } from '../sync/progress.js';
 import { loadHtmlReport } from './report-html.js';
+import { sqlText } from '../../store/sql.js';
 
 /** The demo's report.html covers this many days (the simulator holds 28). */
 const DEMO_PAGE_DAYS = 14;
@@ -14,18 +15,18 @@ const DIGEST: { title: string; sql: (reports: string) => string }[] = [
     title: 'Agents, best contained first (reports/agent_leaderboard.csv)',
     sql: (dir) => `SELECT agent_name, conversations, completion_rate, transfer_rate, hang_up_rate,
                           median_duration_sec, tool_failure_rate
-                   FROM read_csv('${dir}/agent_leaderboard.csv') LIMIT 8`,
+                   FROM read_csv(${sqlText(`${dir}/agent_leaderboard.csv`)}) LIMIT 8`,
   },
   {
     title: 'Where callers are handed to a human (reports/transfer_nodes.csv)',
     sql: (dir) => `SELECT agent_name, node_key, transfers, share, visit_transfer_rate
-                   FROM read_csv('${dir}/transfer_nodes.csv') ORDER BY transfers DESC LIMIT 6`,
+                   FROM read_csv(${sqlText(`${dir}/transfer_nodes.csv`)}) ORDER BY transfers DESC LIMIT 6`,
   },
   {
     title: 'Tools that fail (reports/tool_failures.csv)',
     sql: (dir) => `SELECT slug, calls, failures, failure_rate, failures_by_status,
                           completion_rate_with_failure, completion_rate_without_failure
-                   FROM read_csv('${dir}/tool_failures.csv') ORDER BY failures DESC LIMIT 6`,
+                   FROM read_csv(${sqlText(`${dir}/tool_failures.csv`)}) ORDER BY failures DESC LIMIT 6`,
   },
 ];
 
@@ -89,7 +90,7 @@ export function registerDemo(program: Command): void {
       const out = process.stdout;
       for (const { title, sql } of DIGEST) {
         out.write(`\n${title}\n`);
-        await runQuery(dbPath, sql(outDir.replaceAll("'", "''")), { format: 'table', out });
+        await runQuery(dbPath, sql(outDir), { format: 'table', out });
       }
       const db = relative(process.cwd(), dbPath);
       out.write(
