@@ -12,9 +12,9 @@ import { indexStagedTurns } from './search-index/maintain.js';
 import { SEARCH_TABLES } from './search-index/schema.js';
 
 /** `column IN ($1, …, $n)` for a batch of ids (the same numbered parameters may appear several times). */
-export function inIds(ids: readonly string[], column: string): string {
+export function inIds(ids: readonly string[], column: string, first = 1): string {
   if (ids.length === 0) return 'false';
-  return `${column} IN (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
+  return `${column} IN (${ids.map((_, i) => `$${i + first}`).join(', ')})`;
 }
 
 /** The parameters `inIds` refers to. */

@@ -1,7 +1,7 @@
 // Everything the crawler writes. Each function is one transaction, so a run killed at any
 // moment leaves the database at the end of a whole page or batch, never halfway through one.
 
-import type { Database } from './database.js';
+import type { Database, Params } from './database.js';
 import { deleteChildRows, idParams, inIds, insertChildRows, insertConversationRows, parseOrNull, stage, type ConversationRow } from './derive.js';
 import { detailState, normaliseDetail, normaliseDetailText, normaliseSummary, readAsNotUtf8, type NormalisedDetail } from './normalise.js';
 import { saveSpaceConfig } from './space-config.js';
@@ -53,24 +53,36 @@ export interface StoredAt {
   fetchedAt: number | null;
 }
 
+/** A condition on a time column with the values it binds, `$1` and `$2`, before any others. */
+export interface TimeRange {
+  sql: string;
+  params: string[];
+}
+
 /**
- * SQL over `column` that holds for every stored row of the details' ids, from their `storedAt`
- * times (`pick`): `false` when none is stored, `true` (every row) when a detail has no storedAt.
+ * A condition over `column` that holds for every stored row of the details' ids, from their
+ * `storedAt` times (`pick`): `false` when none is stored, `true` (every row) when a detail has no storedAt.
  */
-export function storedWithin(column: string, details: readonly FetchedDetail[], pick: (at: StoredAt) => number | null): string {
+export function storedWithin(column: string, details: readonly FetchedDetail[], pick: (at: StoredAt) => number | null): TimeRange {
   let lo = Infinity;
   let hi = -Infinity;
   for (const d of details) {
-    if (!d.storedAt) return 'true';
+    if (!d.storedAt) return { sql: 'true', params: [] };
     const t = pick(d.storedAt);
     if (t === null) continue;
     lo = Math.min(lo, t);
     hi = Math.max(hi, t);
   }
-  if (lo > hi) return 'false';
+  if (lo > hi) return { sql: 'false', params: [] };
   // a millisecond either side: DuckDB keeps microseconds, the times read back into JS milliseconds
-  const at = (ms: number) => `TIMESTAMPTZ '${new Date(ms).toISOString()}'`;
-  return `${column} BETWEEN ${at(lo - 1)} AND ${at(hi + 1)}`;
+  return { sql: `${column} BETWEEN $1::TIMESTAMPTZ AND $2::TIMESTAMPTZ`, params: [new Date(lo - 1).toISOString(), new Date(hi + 1).toISOString()] };
+}
+
+/** SQL and parameters of `within` and `column IN ids` together. */
+function withinIds(within: TimeRange, ids: readonly string[], column: string): { sql: string; params: Params | undefined } {
+  const sql = `${within.sql} AND ${inIds(ids, column, within.params.length + 1)}`;
+  const params = [...within.params, ...ids];
+  return { sql, params: params.length === 0 ? undefined : params };
 }
 
 export interface DimensionRecord {
@@ -92,9 +104,9 @@ function lastPerId<T extends { id: string }>(items: readonly T[]): T[] {
 }
 
 /** Stored detail facts of the given ids: when fetched, whether usable, its state. */
-async function storedDetails(db: Database, ids: readonly string[], within = 'true'): Promise<Map<string, { fetchedAt: Date; usable: boolean; state: string | null }>> {
+async function storedDetails(db: Database, ids: readonly string[]): Promise<Map<string, { fetchedAt: Date; usable: boolean; state: string | null }>> {
   const rows = await db.all<{ id: string; fetched_at: Date; usable: boolean; detail_state: string | null }>(
-    `SELECT id, fetched_at, invalid_reason IS NULL AS usable, detail_state FROM raw_conversations WHERE ${within} AND ${inIds(ids, 'id')}`,
+    `SELECT id, fetched_at, invalid_reason IS NULL AS usable, detail_state FROM raw_conversations WHERE ${inIds(ids, 'id')}`,
     idParams(ids),
   );
   return new Map(rows.map((r) => [r.id, { fetchedAt: r.fetched_at, usable: r.usable, state: r.detail_state }]));
@@ -163,7 +175,7 @@ export async function saveListPage(
     await db.run(`DELETE FROM conversations WHERE ${inIds(replaced, 'id')}`, idParams(replaced));
     await insertConversationRows(db, rows);
     if (kept.length > 0) {
-      await db.run(`UPDATE conversations SET listed_at = '${listedAt.toISOString()}'::TIMESTAMPTZ WHERE ${inIds(kept, 'id')}`, idParams(kept));
+      await db.run(`UPDATE conversations SET listed_at = $1::TIMESTAMPTZ WHERE ${inIds(kept, 'id', 2)}`, [listedAt.toISOString(), ...kept]);
     }
   });
 }
@@ -249,9 +261,10 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
   const fetchedWithin = storedWithin('fetched_at', all, (at) => at.fetchedAt);
   await db.transaction(async () => {
     if (all.length > 0) {
+      const stored = withinIds(fetchedWithin, ids, 'id');
       const replaced = await db.all<{ id: string; parted: boolean }>(
-        `DELETE FROM raw_conversations WHERE ${fetchedWithin} AND ${inIds(ids, 'id')} RETURNING id, body IS NULL AS parted`,
-        idParams(ids),
+        `DELETE FROM raw_conversations WHERE ${stored.sql} RETURNING id, body IS NULL AS parted`,
+        stored.params,
       );
       await db.run(
         `INSERT INTO raw_conversations
@@ -286,13 +299,14 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
  * The conversations rows of the batch's details: a usable detail is the row unless its list
  * entry was listed after it was fetched; otherwise (or when set aside) the stored list entry is.
  */
-async function replaceConversationRows(db: Database, details: readonly (ReadDetail & { space: string })[], listedWithin: string): Promise<void> {
+async function replaceConversationRows(db: Database, details: readonly (ReadDetail & { space: string })[], listedWithin: TimeRange): Promise<void> {
   const ids = details.map((d) => d.id);
+  const stored = withinIds(listedWithin, ids, 'id');
   const listed = new Map(
     (
       await db.all<{ id: string; space: string; listed_at: Date }>(
-        `SELECT id, space, listed_at FROM raw_listed_conversations WHERE ${listedWithin} AND ${inIds(ids, 'id')}`,
-        idParams(ids),
+        `SELECT id, space, listed_at FROM raw_listed_conversations WHERE ${stored.sql}`,
+        stored.params,
       )
     ).map((r) => [r.id, r]),
   );
@@ -302,11 +316,8 @@ async function replaceConversationRows(db: Database, details: readonly (ReadDeta
   });
   const listedBodies = new Map<string, string>();
   if (listedWins.length > 0) {
-    const wins = listedWins.map((d) => d.id);
-    const rows = await db.all<{ id: string; body: string }>(
-      `SELECT id, body FROM raw_listed_conversations WHERE ${listedWithin} AND ${inIds(wins, 'id')}`,
-      idParams(wins),
-    );
+    const wins = withinIds(listedWithin, listedWins.map((d) => d.id), 'id');
+    const rows = await db.all<{ id: string; body: string }>(`SELECT id, body FROM raw_listed_conversations WHERE ${wins.sql}`, wins.params);
     for (const r of rows) listedBodies.set(r.id, r.body);
   }
   const deleted = await deletedAt(db, ids);
@@ -327,7 +338,7 @@ async function replaceConversationRows(db: Database, details: readonly (ReadDeta
       deletedAt: deleted.get(d.id) ?? null,
     });
   }
-  await db.run(`DELETE FROM conversations WHERE ${listedWithin} AND ${inIds(ids, 'id')}`, idParams(ids));
+  await db.run(`DELETE FROM conversations WHERE ${stored.sql}`, stored.params);
   await insertConversationRows(db, rows);
 }
 
