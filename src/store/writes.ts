@@ -458,15 +458,6 @@ export async function finishRun(
   });
 }
 
-export async function getMeta(db: Database, key: string): Promise<string | null> {
-  const row = await db.one<{ value: string }>(`SELECT value FROM convoduck_meta WHERE key = ?`, [key]);
-  return row?.value ?? null;
-}
-
-export async function setMeta(db: Database, key: string, value: string): Promise<void> {
-  await db.run(`INSERT OR REPLACE INTO convoduck_meta VALUES (?, ?)`, [key, value]);
-}
-
 /**
  * A fetched detail from its body text: parsed and read by normalise.ts (text that is not JSON is
  * set aside). A long usable one waits for its write as UTF-8 bytes and its state alone: as text
