@@ -7,7 +7,8 @@ import { generateDataset } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { rebuild } from '../src/store/derive.js';
 import { pendingDetails } from '../src/store/pending-details.js';
-import { fetchedDetail, saveDetails, saveListPage, startRun, storedWithin, type FetchedDetail, type RunCounters } from '../src/store/writes.js';
+import { startRun, type RunCounters } from '../src/store/sync-runs.js';
+import { fetchedDetail, saveDetails, saveListPage, storedWithin, type FetchedDetail } from '../src/store/writes.js';
 import { scratch } from './support/scratch.js';
 import { expectNoDuplicateKeys } from './support/store-vs-simulator.js';
 

@@ -16,7 +16,8 @@ import { SCHEMA_SQL } from '../store/schema.js';
 import { normaliseDetail } from '../store/normalise.js';
 import { CONVERSATION_FIGURES_SQL, turnFiguresSql, VISIT_ENTRY_SQL } from '../store/figures.js';
 import { conversationKeySql } from '../store/conversation-key.js';
-import { saveDetails, saveListPage, startRun, type FetchedDetail, type RunCounters } from '../store/writes.js';
+import { startRun, type RunCounters } from '../store/sync-runs.js';
+import { saveDetails, saveListPage, type FetchedDetail } from '../store/writes.js';
 import { generateDataset } from '../simulator/index.js';
 import { sqlText } from '../store/sql.js';
 

@@ -11,20 +11,8 @@ import { MAX_PER_PAGE } from '../api/types.js';
 import { describeShortWindow, recordListingGaps } from '../store/listing-gaps.js';
 import { countMissingDetails, countPendingDetails, pendingDetails, PLAN_CHUNK, type PendingDetails } from '../store/pending-details.js';
 import { DEFAULT_OVERLAP_MS, getWatermark, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
-import {
-  finishRun,
-  fetchedDetail,
-  markDeleted,
-  recordErrors,
-  saveListPage,
-  startRun,
-  updateRun,
-  type DeletedConversation,
-  type FetchedDetail,
-  type RunCounters,
-  type StoredAt,
-  type SyncErrorRecord,
-} from '../store/writes.js';
+import { finishRun, recordErrors, startRun, updateRun, type RunCounters, type SyncErrorRecord } from '../store/sync-runs.js';
+import { fetchedDetail, markDeleted, saveListPage, type DeletedConversation, type FetchedDetail, type StoredAt } from '../store/writes.js';
 import type { Database } from '../store/database.js';
 import { checkAtRest, clearTextError, recordAtRest } from '../store/at-rest.js';
 import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';

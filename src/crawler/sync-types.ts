@@ -6,7 +6,7 @@ import type { ApiClient, ConnectionTrouble } from '../api/client.js';
 import type { WaitReason } from '../api/rate-limiter.js';
 import type { ListingGapSummary } from './listing.js';
 import type { DetailsMode } from './plan.js';
-import type { RunCounters } from '../store/writes.js';
+import type { RunCounters } from '../store/sync-runs.js';
 import type { Redaction } from '../redact/index.js';
 import type { BatchWriter } from './writer.js';
 

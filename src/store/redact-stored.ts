@@ -8,7 +8,7 @@ import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';
 import { recordAtRest } from './at-rest.js';
 import { Database } from './database.js';
 import { bodiesInParts, idParams, inIds, pages, rederive, stage } from './derive.js';
-import { INLINE_BODY_CHARS, splitText } from './writes.js';
+import { INLINE_BODY_CHARS, splitText } from './body-parts.js';
 import { REWRITE_PENDING, rewriteDatabaseFile } from './rewrite-file.js';
 import { sqlText } from './sql.js';
 

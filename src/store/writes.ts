@@ -1,10 +1,13 @@
-// Everything the crawler writes. Each function is one transaction, so a run killed at any
+// The conversations the crawler writes: list pages, detail batches, deletions, dimensions (the
+// run's own rows are in sync-runs.ts). Each function is one transaction, so a run killed at any
 // moment leaves the database at the end of a whole page or batch, never halfway through one.
 
 import type { Database, Params } from './database.js';
 import { deleteChildRows, idParams, inIds, insertChildRows, insertConversationRows, parseOrNull, stage, type ConversationRow } from './derive.js';
 import { detailState, normaliseDetail, normaliseDetailText, normaliseSummary, readAsNotUtf8, type NormalisedDetail } from './normalise.js';
 import { saveSpaceConfig } from './space-config.js';
+import { INLINE_BODY_CHARS, splitText } from './body-parts.js';
+import { insertErrors, updateRun, type RunCounters, type SyncErrorRecord } from './sync-runs.js';
 import { withoutErased } from './tombstone.js';
 
 export interface ListedConversation {
@@ -88,14 +91,6 @@ function withinIds(within: TimeRange, ids: readonly string[], column: string): {
 export interface DimensionRecord {
   id: string;
   body: string;
-}
-
-export interface SyncErrorRecord {
-  stage: string;
-  conversationId: string | null;
-  httpStatus: number | null;
-  message: string;
-  occurredAt: Date;
 }
 
 /** The items of a batch once each, the last of each id winning (as a later response would). */
@@ -208,27 +203,6 @@ export async function saveDetails(
   counters: RunCounters,
 ): Promise<void> {
   await saveDetailBatches(db, [{ space, details, errors, runId, counters }]);
-}
-
-/**
- * A body of up to INLINE_BODY_CHARS characters is kept in one value; a longer one in parts of
- * BODY_PART_CHARS (raw_conversation_parts). DuckDB reads a column 2,048 values at a time, and a
- * checkpoint re-reads the row group it merges: parts this small keep what it holds at once small.
- */
-export const INLINE_BODY_CHARS = 65_536;
-export const BODY_PART_CHARS = 4_096;
-
-/** `text` in parts of at most `size` characters, never splitting a surrogate pair. */
-export function splitText(text: string, size = BODY_PART_CHARS): string[] {
-  const parts: string[] = [];
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + size);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    parts.push(text.slice(at, end));
-    at = end;
-  }
-  return parts;
 }
 
 /** The body text bytes a batch of details holds (what sizes its transaction). */
@@ -363,31 +337,6 @@ export async function markDeleted(db: Database, space: string, runId: number, de
   );
 }
 
-async function insertErrors(db: Database, runId: number, errors: SyncErrorRecord[]): Promise<void> {
-  if (errors.length === 0) return;
-  await stage(
-    db,
-    '_errors',
-    ['occurred_at', 'stage', 'conversation_id', 'http_status', 'message'],
-    errors.map((e) => [
-      e.occurredAt.toISOString(),
-      e.stage,
-      e.conversationId,
-      e.httpStatus === null ? null : String(e.httpStatus),
-      e.message,
-    ]),
-  );
-  await db.run(
-    `INSERT INTO sync_errors
-     SELECT ?, occurred_at::TIMESTAMPTZ, stage, conversation_id, http_status::INTEGER, message FROM _errors`,
-    [runId],
-  );
-}
-
-export async function recordErrors(db: Database, runId: number, errors: SyncErrorRecord[]): Promise<void> {
-  await db.transaction(() => insertErrors(db, runId, errors));
-}
-
 /** Replaces the agents and tools tables' rows for the records just listed (see space-config.ts). */
 export async function saveDimensions(
   db: Database,
@@ -397,65 +346,6 @@ export async function saveDimensions(
   tools: DimensionRecord[],
 ): Promise<void> {
   await saveSpaceConfig(db, { space, fetchedAt, agents, tools, connections: [], details: [] });
-}
-
-export interface RunCounters {
-  requests: number;
-  throttled: number;
-  retries: number;
-  conversationsListed: number;
-  detailsFetched: number;
-  /** details stored with some value coerced (counted in detailsFetched too) */
-  detailsCoerced: number;
-  /** details set aside: kept raw, not stored as rows */
-  detailsSetAside: number;
-  /** conversations found deleted at the source */
-  conversationsDeleted: number;
-  errors: number;
-}
-
-export async function startRun(
-  db: Database,
-  startedAt: Date,
-  space: string,
-  windowFrom: Date | null,
-  windowTo: Date,
-): Promise<number> {
-  const row = await db.one<{ run_id: number }>(
-    `INSERT INTO sync_runs (run_id, started_at, status, space, window_from, window_to)
-     VALUES (nextval('sync_run_ids'), ?::TIMESTAMPTZ, 'running', ?, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ)
-     RETURNING run_id`,
-    [startedAt.toISOString(), space, windowFrom?.toISOString() ?? null, windowTo.toISOString()],
-  );
-  return Number(row!.run_id);
-}
-
-/** The run's counters so far, into its sync_runs row. */
-export async function updateRun(db: Database, runId: number, c: RunCounters): Promise<void> {
-  await db.run(
-    `UPDATE sync_runs SET requests = ?, throttled = ?, retries = ?, conversations_listed = ?,
-       details_fetched = ?, details_coerced = ?, details_set_aside = ?, conversations_deleted = ?, errors = ? WHERE run_id = ?`,
-    [c.requests, c.throttled, c.retries, c.conversationsListed, c.detailsFetched, c.detailsCoerced, c.detailsSetAside, c.conversationsDeleted, c.errors, runId],
-  );
-}
-
-export async function finishRun(
-  db: Database,
-  runId: number,
-  endedAt: Date,
-  status: 'ok' | 'errors' | 'failed' | 'interrupted',
-  counters: RunCounters,
-  message: string | null,
-): Promise<void> {
-  await db.transaction(async () => {
-    await updateRun(db, runId, counters);
-    await db.run(`UPDATE sync_runs SET ended_at = ?::TIMESTAMPTZ, status = ?, message = ? WHERE run_id = ?`, [
-      endedAt.toISOString(),
-      status,
-      message,
-      runId,
-    ]);
-  });
 }
 
 /**
