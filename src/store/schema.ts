@@ -152,6 +152,19 @@ const BIG_TABLES = {
 const SHORT_WINDOW_SQL = String.raw`'^listing (\S+?)\.\.(\S+) is short: the server counts (\d+) conversations?, (\d+) (?:was|were) served'`;
 const SHORT_WINDOW_FORMER_SQL = String.raw`'^listing (\S+?)\.\.(\S+) returned (\d+) of (\d+) conversations'`;
 
+/**
+ * SQL that re-creates `table` from `ddl` and fills it from the old one, renamed `<table>_v<from>`
+ * (by `fill`, given the old name; by default every column by name), then drops the old one: DuckDB
+ * cannot drop a constraint or change a column's compression, so a migration that must copies.
+ */
+function recreate(table: string, from: number, ddl: string, fill = (old: string) => `INSERT INTO ${table} BY NAME SELECT * FROM ${old};`): string {
+  const old = `${table}_v${from}`;
+  return `ALTER TABLE ${table} RENAME TO ${old};
+      ${ddl}
+      ${fill(old)}
+      DROP TABLE ${old};`;
+}
+
 /** SQL that brings a database at schema version (key - 1) to version key. */
 export const MIGRATIONS: Readonly<Record<number, string>> = {
   2: `ALTER TABLE raw_conversations ADD COLUMN IF NOT EXISTS is_final BOOLEAN;
@@ -184,33 +197,14 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   // the metadata.
   5: Object.entries(BIG_TABLES)
     .filter(([table]) => table !== 'detail_drift')
-    .map(
-      ([table, ddl]) => `ALTER TABLE ${table} RENAME TO ${table}_v4;
-      ${ddl()}
-      INSERT INTO ${table} BY NAME SELECT * FROM ${table}_v4;
-      DROP TABLE ${table}_v4;`,
-    )
+    .map(([table, ddl]) => recreate(table, 4, ddl()))
     .join('\n'),
   // The raw bodies, compressed (see COMPRESSED): a column's compression is fixed when its table is created.
-  6: (['raw_listed_conversations', 'raw_conversations'] as const)
-    .map(
-      (table) => `ALTER TABLE ${table} RENAME TO ${table}_v5;
-      ${BIG_TABLES[table]()}
-      INSERT INTO ${table} BY NAME SELECT * FROM ${table}_v5;
-      DROP TABLE ${table}_v5;`,
-    )
-    .join('\n'),
+  6: (['raw_listed_conversations', 'raw_conversations'] as const).map((table) => recreate(table, 5, BIG_TABLES[table]())).join('\n'),
   // Bodies kept as received, as text: DuckDB's JSON type refuses what the API may send (a lone
   // UTF-16 surrogate escape). Details already stored were read by the SQL rules: those set aside
   // are fetched once more under today's, the others count as exact.
-  7: `${(['raw_listed_conversations', 'raw_conversations'] as const)
-    .map(
-      (table) => `ALTER TABLE ${table} RENAME TO ${table}_v6;
-      ${BIG_TABLES[table]()}
-      INSERT INTO ${table} BY NAME SELECT * FROM ${table}_v6;
-      DROP TABLE ${table}_v6;`,
-    )
-    .join('\n')}
+  7: `${(['raw_listed_conversations', 'raw_conversations'] as const).map((table) => recreate(table, 6, BIG_TABLES[table]())).join('\n')}
       ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS details_coerced INTEGER DEFAULT 0;
       ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS details_set_aside INTEGER DEFAULT 0;
       ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS conversations_deleted INTEGER DEFAULT 0;
@@ -243,42 +237,33 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   11: SEARCH_MIGRATION,
   // The figures of each turn and conversation (figures.ts) from the rows already stored, the
   // turns' part by part: each part's windows are sorted in memory (or spilled) at once.
-  12: `ALTER TABLE transcript_turns RENAME TO transcript_turns_v11;
-      ${BIG_TABLES.transcript_turns()}
-      ${Array.from({ length: TURN_FIGURES_PARTS }, (_, part) =>
-        `INSERT INTO transcript_turns BY NAME ${turnFiguresSql(
-          `(SELECT conversation_id, seq, spoken_at, speaker, text, node_key FROM transcript_turns_v11 WHERE hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part})`,
-        )};`).join('\n')}
-      DROP TABLE transcript_turns_v11;
+  12: `${recreate('transcript_turns', 11, BIG_TABLES.transcript_turns(), (old) =>
+        Array.from({ length: TURN_FIGURES_PARTS }, (_, part) =>
+          `INSERT INTO transcript_turns BY NAME ${turnFiguresSql(
+            `(SELECT conversation_id, seq, spoken_at, speaker, text, node_key FROM ${old} WHERE hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part})`,
+          )};`).join('\n'))}
       ${CONVERSATION_FIGURES_DDL}
       ${FIGURES_IN_PARTS}`,
   // Each node visit's entry number (figures.ts) from the visits already stored, part by part.
-  13: `ALTER TABLE node_visits RENAME TO node_visits_v12;
-      ${BIG_TABLES.node_visits()}
-      ${Array.from({ length: TURN_FIGURES_PARTS }, (_, part) =>
-        `INSERT INTO node_visits (conversation_id, seq, entered_at, node_key, entry_no)
+  13: recreate('node_visits', 12, BIG_TABLES.node_visits(), (old) =>
+    Array.from({ length: TURN_FIGURES_PARTS }, (_, part) =>
+      `INSERT INTO node_visits (conversation_id, seq, entered_at, node_key, entry_no)
          SELECT conversation_id, seq, entered_at, node_key, ${VISIT_ENTRY_SQL}
-         FROM node_visits_v12 WHERE hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part};`).join('\n')}
-      DROP TABLE node_visits_v12;`,
+         FROM ${old} WHERE hash(conversation_id) % ${TURN_FIGURES_PARTS} = ${part};`).join('\n')),
   // Each conversation's key (conversation-key.ts) beside its id, in the conversation and its child
   // rows. Tables copied, not updated: an UPDATE of every row rewrites it slower than a copy. The
   // tables migrations 12 and 13 made already have the column (empty): the copy takes every other.
-  14: `${(['conversations', 'transcript_turns', 'tool_calls', 'node_visits'] as const)
-    .map(
-      (table) => `ALTER TABLE ${table} RENAME TO ${table}_v13;
-      ${BIG_TABLES[table]()}
-      INSERT INTO ${table} BY NAME
+  14: [
+    ...(['conversations', 'transcript_turns', 'tool_calls', 'node_visits'] as const).map((table) => [table, BIG_TABLES[table]()] as const),
+    ['conversation_figures', CONVERSATION_FIGURES_DDL] as const,
+  ]
+    .map(([table, ddl]) =>
+      recreate(table, 13, ddl, (old) =>
+        `INSERT INTO ${table} BY NAME
         SELECT COLUMNS(c -> c <> 'conversation_key'), ${conversationKeySql(table === 'conversations' ? 'id' : 'conversation_id')} AS conversation_key
-        FROM ${table}_v13;
-      DROP TABLE ${table}_v13;`,
+        FROM ${old};`),
     )
-    .join('\n')}
-      ALTER TABLE conversation_figures RENAME TO conversation_figures_v13;
-      ${CONVERSATION_FIGURES_DDL}
-      INSERT INTO conversation_figures BY NAME
-        SELECT COLUMNS(c -> c <> 'conversation_key'), ${conversationKeySql('conversation_id')} AS conversation_key
-        FROM conversation_figures_v13;
-      DROP TABLE conversation_figures_v13;`,
+    .join('\n'),
 };
 
 export const SCHEMA_SQL = `
