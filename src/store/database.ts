@@ -4,7 +4,8 @@
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { chmodSync, closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { MIGRATIONS } from './migrations.js';
+import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { DatabaseBusyError, StoreError } from '../shared/errors.js';
 import { upgradeNotice } from './upgrade-notice.js';
 import { sqlText } from './sql.js';
