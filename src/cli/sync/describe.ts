@@ -24,7 +24,7 @@ export function problemOf(summary: SyncSummary): string | null {
 }
 
 /** convoduck's own errors as everywhere; anything else ended the run, and what was fetched is kept. */
-export function translate(err: unknown): CliError {
+export function runErrorOf(err: unknown): CliError {
   const known = toCliError(err);
   if (known) return known;
   const message = err instanceof Error ? err.message : String(err);
