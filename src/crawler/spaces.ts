@@ -71,7 +71,7 @@ export class SpaceMismatchError extends InvalidInputError {}
 /** Two targets are the same space: nothing was stored. */
 export class DuplicateSpaceError extends InvalidInputError {}
 /** `only` names a slug no target has. */
-export class UnknownSpaceError extends InvalidInputError {
+export class SpaceNotInJobError extends InvalidInputError {
   constructor(
     readonly unknown: string[],
     readonly known: string[],
@@ -187,7 +187,7 @@ function failureStatus(err: unknown, signal: AbortSignal | undefined, beforeCraw
 function refuseUnknown(only: Set<string>, known: string[], unasked: string[]): void {
   const unknown = [...only].filter((s) => !known.includes(s));
   if (unknown.length === 0) return;
-  const error = new UnknownSpaceError(unknown, [...known].sort());
+  const error = new SpaceNotInJobError(unknown, [...known].sort());
   // a space whose key could not be used may be the one asked for: say so
   if (unasked.length > 0) error.message += ` (not asked: ${unasked.join(', ')})`;
   throw error;

@@ -20,7 +20,7 @@ async function rowsOf<T>(db: Connected, sql: string): Promise<T[]> {
 }
 
 /** A slug asked for that the database holds no row of. */
-export class UnknownSpaceError extends InvalidInputError {
+export class SpaceNotStoredError extends InvalidInputError {
   constructor(
     readonly unknown: string[],
     readonly known: string[],
@@ -58,7 +58,7 @@ export async function checkSpaces(db: Connected, spaces: readonly string[]): Pro
   if (spaces.length === 0) return;
   const known = await storedSpaces(db);
   const unknown = [...new Set(spaces)].filter((s) => !known.includes(s));
-  if (unknown.length > 0) throw new UnknownSpaceError(unknown, known);
+  if (unknown.length > 0) throw new SpaceNotStoredError(unknown, known);
 }
 
 /**
