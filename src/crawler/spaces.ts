@@ -22,7 +22,7 @@ import {
 } from './sync.js';
 import { BatchWriter } from './writer.js';
 import type { Redaction } from '../redact/index.js';
-import { prepareAtRest } from './at-rest.js';
+import { prepareAtRest } from './prepare-at-rest.js';
 
 /** One space to crawl: its API, key and client settings. */
 export interface SpaceTarget extends ClientSettings {
@@ -30,7 +30,7 @@ export interface SpaceTarget extends ClientSettings {
   label: string;
   /** the slug GET /spaces must name (a mismatch stops the run before anything is stored) */
   slug?: string;
-  /** this space's redaction at rest (src/redact/at-rest.ts); null or absent: off */
+  /** this space's redaction at rest (src/redact/stored-body.ts); null or absent: off */
   redactAtRest?: Redaction | null;
 }
 

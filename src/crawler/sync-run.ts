@@ -14,7 +14,7 @@ import { DEFAULT_OVERLAP_MS, getWatermark, setWatermark, storedInWindow, type Ti
 import { finishRun, recordErrors, startRun, updateRun, type RunCounters, type SyncErrorRecord } from '../store/sync-runs.js';
 import { fetchedDetail, markDeleted, saveListPage, type DeletedConversation, type FetchedDetail, type StoredAt } from '../store/writes.js';
 import type { Database } from '../store/database.js';
-import { checkAtRest, clearTextError, recordAtRest } from '../store/at-rest.js';
+import { checkAtRest, clearTextError, recordAtRest } from '../store/redaction-at-rest.js';
 import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';
 import { inBatches } from './batches.js';
 import { ListedBodies } from './listed-bodies.js';

@@ -37,7 +37,7 @@ export interface CrawlOptions {
   writerMemoryLimit?: string;
   /** DuckDB's cap for a write tried again after it failed under writerMemoryLimit (default RAISED_MEMORY_LIMIT, database.ts) */
   raisedMemoryLimit?: string;
-  /** redact each conversation before it is stored, with this key (src/redact/at-rest.ts); null or absent: off */
+  /** redact each conversation before it is stored, with this key (src/redact/stored-body.ts); null or absent: off */
   redactAtRest?: Redaction | null;
   /** a space turning redaction at rest on held clear text: that many stored bodies were redacted, the file rewritten */
   onStoredRedacted?: (space: string, bodies: number) => void;

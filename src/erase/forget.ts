@@ -8,7 +8,7 @@ import { acquireSyncLock } from '../store/sync-lock.js';
 import { keyedHash, loadRedactionKey } from '../redact/index.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { Database } from '../store/database.js';
-import { storedSessionRefs } from '../store/at-rest.js';
+import { storedSessionRefs } from '../store/redaction-at-rest.js';
 import { rewriteDatabaseFile, rewritePending } from '../store/rewrite-file.js';
 import { eraseConversations, type Erasure } from './erase.js';
 import { canonicalMatch, parseMatch, type MatchTarget } from './match.js';

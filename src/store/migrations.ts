@@ -3,7 +3,7 @@
 // table whose definition must change is copied (recreate()).
 
 import { ERASURES_DDL } from './erasures.js';
-import { REDACTION_AT_REST_DDL } from './at-rest.js';
+import { REDACTION_AT_REST_DDL } from './redaction-at-rest.js';
 import { SEARCH_MIGRATION } from './search-index/schema.js';
 import { conversationKeySql } from './conversation-key.js';
 import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
@@ -105,7 +105,7 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         AND (gap.from_text = 'beginning' OR try_cast(gap.from_text AS TIMESTAMPTZ) IS NOT NULL);`,
   // The erasure log and tombstones of `forget` and retention (src/store/erasures.ts).
   9: ERASURES_DDL,
-  10: REDACTION_AT_REST_DDL, // the spaces redacted at rest (src/store/at-rest.ts)
+  10: REDACTION_AT_REST_DDL, // the spaces redacted at rest (src/store/redaction-at-rest.ts)
   // The search index (src/store/search-index/schema.ts), built from the turns already stored.
   11: SEARCH_MIGRATION,
   // The figures of each turn and conversation (figures.ts) from the rows already stored, the

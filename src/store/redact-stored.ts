@@ -5,7 +5,7 @@
 // Like an erasure it cannot be undone: the clear text is in no table and no block afterwards.
 
 import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';
-import { recordAtRest } from './at-rest.js';
+import { recordAtRest } from './redaction-at-rest.js';
 import { Database } from './database.js';
 import { bodiesInParts, idParams, inIds, pages, rederive, stage } from './derive.js';
 import { INLINE_BODY_CHARS, splitText } from './body-parts.js';

@@ -4,7 +4,7 @@
 // older version is brought up to date by migrations.ts.
 
 import { ERASURES_DDL } from './erasures.js';
-import { REDACTION_AT_REST_DDL } from './at-rest.js';
+import { REDACTION_AT_REST_DDL } from './redaction-at-rest.js';
 import { SEARCH_DDL } from './search-index/schema.js';
 import { CONVERSATION_FIGURES_DDL } from './figures.js';
 

@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import type { Redaction } from '../redact/index.js';
-import { checkAtRest } from '../store/at-rest.js';
+import { checkAtRest } from '../store/redaction-at-rest.js';
 import { redactStoredSpace } from '../store/redact-stored.js';
 import { rewriteDatabaseFile, rewritePending } from '../store/rewrite-file.js';
 import type { BatchWriter } from './writer.js';
