@@ -81,7 +81,7 @@ and keeps the watermark, so the next run lists that window again.`,
     )
     .action(async (flags: SyncFlags & { apiKey?: string }) => {
       const config = configFilePath(flags.config);
-      if (config !== null || (flags.space ?? []).length > 0) return (await import('../sync/spaces.js')).syncSpacesCommand(flags, config);
+      if (config !== null || (flags.space ?? []).length > 0) return (await import('../sync/sync-spaces.js')).syncSpacesCommand(flags, config);
       let apiKey: string | undefined;
       try {
         const { summary, dbPath, retention } = await runSync(flags, (key) => (apiKey = key));

@@ -5,7 +5,7 @@
 // 130 when interrupted.
 
 import { AuthError } from '../../api/client.js';
-import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../../crawler/spaces.js';
+import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../../crawler/sync-spaces.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { describeListingGap, describeSummary, problemOf, type SyncFlags } from './describe.js';

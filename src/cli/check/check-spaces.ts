@@ -4,7 +4,7 @@
 // came from (never the key); exit the worst of the spaces' (3 refused, else 1 fails, else 0).
 
 import { checkServer, type CheckReport } from '../../check/probes.js';
-import { SpaceNotInJobError } from '../../crawler/spaces.js';
+import { SpaceNotInJobError } from '../../crawler/sync-spaces.js';
 import { printOneSpace, renderFinding, stepPrinter, toJson, useColor, type CheckFlags } from './render.js';
 import { EXIT } from '../errors.js';
 import { parsePositiveInt } from '../parse.js';
