@@ -18,5 +18,5 @@ export {
   type ReportResult,
   type RunReportsOptions,
 } from './runner.js';
-export { defaultSharedSqlDir, loadSharedRelations, type Materialization, type SharedRelation } from './shared.js';
+export { defaultSharedSqlDir, loadSharedRelations, type Materialization, type SharedRelation } from './shared-relations.js';
 export { headerField, parseHeader, reportBody } from './sql-file.js';

@@ -14,7 +14,7 @@ import { outputSelectList } from './format.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters, type ResolvedParams } from '../filters/params.js';
 import { resolveParams } from '../filters/resolve.js';
 import { describeReport, selectReports } from './runner.js';
-import { createSharedRelations, loadSharedRelations } from './shared.js';
+import { createSharedRelations, loadSharedRelations } from './shared-relations.js';
 import { reportBody } from './sql-file.js';
 
 /** A cell as `--format json` writes it: numbers (rounded like the CSV), text, booleans, NULL. */

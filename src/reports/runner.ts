@@ -21,7 +21,7 @@ import { outputSelectList, type ColumnInfo } from './format.js';
 import { sqlIdent, sqlText } from '../store/sql.js';
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from '../filters/params.js';
 import { resolveParams } from '../filters/resolve.js';
-import { createSharedRelations, loadSharedRelations } from './shared.js';
+import { createSharedRelations, loadSharedRelations } from './shared-relations.js';
 import { reportBody } from './sql-file.js';
 
 export interface RunReportsOptions {
