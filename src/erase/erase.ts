@@ -5,7 +5,7 @@
 // by the next `forget` or retention pass.
 
 import type { Database } from '../store/database.js';
-import { stage } from '../store/derive.js';
+import { stage } from '../store/batch-sql.js';
 import { CONVERSATION_ROW_TABLES, type ErasureRule } from '../store/erasures.js';
 import { REWRITE_PENDING } from '../store/rewrite-file.js';
 import type { ErasureTarget } from './select.js';

@@ -7,7 +7,8 @@
 import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';
 import { recordAtRest } from './redaction-at-rest.js';
 import { Database } from './database.js';
-import { bodiesInParts, idParams, inIds, pages, rederive, stage } from './derive.js';
+import { idParams, inIds, pages, stage } from './batch-sql.js';
+import { bodiesInParts, rederive } from './derive.js';
 import { INLINE_BODY_CHARS, splitText } from './body-parts.js';
 import { REWRITE_PENDING, rewriteDatabaseFile } from './rewrite-file.js';
 import { sqlText } from './sql.js';

@@ -2,7 +2,7 @@
 // the errors it met (sync_errors), each a row the status command and reports read back as data.
 
 import type { Database } from './database.js';
-import { stage } from './derive.js';
+import { stage } from './batch-sql.js';
 
 export interface SyncErrorRecord {
   stage: string;

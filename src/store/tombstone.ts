@@ -3,7 +3,7 @@
 // which plans details from the stored list entries, never asks for it either.
 
 import type { Database } from './database.js';
-import { idParams, inIds } from './derive.js';
+import { idParams, inIds } from './batch-sql.js';
 
 /** The entries whose conversation was not erased. */
 export async function withoutErased<T extends { id: string }>(db: Database, entries: readonly T[]): Promise<T[]> {

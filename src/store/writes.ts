@@ -3,7 +3,8 @@
 // moment leaves the database at the end of a whole page or batch, never halfway through one.
 
 import type { Database, Params } from './database.js';
-import { deleteChildRows, idParams, inIds, insertChildRows, insertConversationRows, parseOrNull, stage, type ConversationRow } from './derive.js';
+import { idParams, inIds, stage } from './batch-sql.js';
+import { deleteChildRows, insertChildRows, insertConversationRows, parseOrNull, type ConversationRow } from './derive.js';
 import { detailState, normaliseDetail, normaliseDetailText, normaliseSummary, readAsNotUtf8, type NormalisedDetail } from './normalise.js';
 import { saveSpaceConfig } from './space-config.js';
 import { INLINE_BODY_CHARS, splitText } from './body-parts.js';
