@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { checkWritableDatabase } from '../store/database.js';
 import { loadRecentSends, peekRecentSends, saveRecentSends } from '../store/recent-sends.js';
 
-export { countersOfFailedRun, type FailedRunCounters } from './sync-run.js';
+export { countersOfFailedRun, type FailedRunCounters } from './failed-runs.js';
 export type {
   ClientSettings,
   CrawlOptions,
