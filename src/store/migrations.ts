@@ -7,7 +7,7 @@ import { REDACTION_AT_REST_DDL } from './redaction-at-rest.js';
 import { SEARCH_MIGRATION } from './search-index/schema.js';
 import { conversationKeySql } from './conversation-key.js';
 import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
-import { AGENT_DETAIL_COLUMNS, BIG_TABLES } from './schema.js';
+import { AGENT_DETAIL_COLUMNS, BIG_TABLES, VIEWS_SQL } from './schema.js';
 
 /** Parts the figures of a stored database are worked out in (schemas 12 and 13). */
 const TURN_FIGURES_PARTS = 16;
@@ -137,4 +137,6 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         FROM ${old};`),
     )
     .join('\n'),
+  // conversations_named: the conversations with their agent's name (a new database gets it from migrate()).
+  15: VIEWS_SQL,
 };

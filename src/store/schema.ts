@@ -8,7 +8,7 @@ import { REDACTION_AT_REST_DDL } from './redaction-at-rest.js';
 import { SEARCH_DDL } from './search-index/schema.js';
 import { CONVERSATION_FIGURES_DDL } from './figures.js';
 
-export const SCHEMA_VERSION = 14;
+export const SCHEMA_VERSION = 15;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -26,6 +26,23 @@ export const PUBLIC_TABLES = [
   'sync_errors',
 ] as const;
 export type PublicTable = (typeof PUBLIC_TABLES)[number];
+
+/**
+ * Views users query: the conversations with what a newcomer asks for first, their agent's name,
+ * without a join to guess. Not exported (`export` writes the tables they read) and never rebuilt:
+ * a view holds no rows. Its columns are listed, not `c.*`, so a column added to conversations
+ * later is added here by a migration that replaces the view.
+ */
+export const PUBLIC_VIEWS = ['conversations_named'] as const;
+
+export const VIEWS_SQL = `
+CREATE OR REPLACE VIEW conversations_named AS
+SELECT c.id, c.space, c.agent_id, a.name AS agent_name, c.channel, c.direction, c.session_ref, c.page_url,
+       c.started_at, c.ended_at, c.duration_sec, c.message_count, c.outcome, c.summary, c.is_final,
+       c.listed_at, c.detail_fetched_at, c.detail_state, c.deleted_at, c.conversation_key
+FROM conversations c
+LEFT JOIN agents a ON a.id = c.agent_id;
+`;
 
 /** Tables derived from the raw ones, rebuilt by `rebuild`. */
 export const DERIVED_CONVERSATION_TABLES = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits', 'detail_drift'] as const;
