@@ -2,7 +2,7 @@
 // (shrunk) minute, its progress reports kept with their times, each ETA compared with the time the
 // run really had left. Never 0 while work is left; counting down unless something real happens.
 import { describe, expect, it } from 'vitest';
-import { describe as describeLine, etaSeconds } from '../src/cli/sync/progress.js';
+import { progressLine, etaSeconds } from '../src/cli/sync/progress.js';
 import { sync, type SyncProgress } from '../src/crawler/sync.js';
 import { scratch } from './support/scratch.js';
 
@@ -28,7 +28,7 @@ describe('the ETA of a sync at 60 requests per minute', () => {
       now: () => sim.clock(),
       onProgress: (p) => {
         const at = Date.now();
-        seen.push({ at, p, eta: etaSeconds(p), line: describeLine(p) });
+        seen.push({ at, p, eta: etaSeconds(p), line: progressLine(p) });
       },
     });
     const end = Date.now();
@@ -72,7 +72,7 @@ describe('the ETA of a sync at 60 requests per minute', () => {
       dbPath: tempDb(),
       windowMs,
       now: () => sim.clock(),
-      onProgress: (p) => seen.push({ at: Date.now(), p, eta: etaSeconds(p), line: describeLine(p) }),
+      onProgress: (p) => seen.push({ at: Date.now(), p, eta: etaSeconds(p), line: progressLine(p) }),
     });
     expect(summary.status).toBe('ok');
     const lastRequest = sim.requestLog.at(-1)!.t;

@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONVERSATION_ROW_TABLES } from '../src/erase/schema.js';
+import { CONVERSATION_ROW_TABLES } from '../src/store/erasures.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { runCli } from './support/cli.js';

@@ -11,7 +11,8 @@ import { loadReports, parseReportTime, reportBody, runReports, type ReportFilter
 import { startSimulator, type Dataset, type Simulator } from '../src/simulator/index.js';
 import { sync } from '../src/crawler/sync.js';
 import { Database } from '../src/store/database.js';
-import { fetchedDetail, finishRun, saveDetails, startRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../src/store/writes.js';
+import { finishRun, startRun, type RunCounters, type SyncErrorRecord } from '../src/store/sync-runs.js';
+import { fetchedDetail, saveDetails, type FetchedDetail } from '../src/store/writes.js';
 import { runCli } from './support/cli.js';
 import {
   cmp,

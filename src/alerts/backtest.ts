@@ -2,7 +2,7 @@
 // period's value computed from the stored conversations as a live run would have computed it,
 // and the episodes that would have fired and cleared. Reads only; stores nothing.
 
-import { loadSharedRelations } from '../reports/shared.js';
+import { loadSharedRelations } from '../reports/shared-relations.js';
 import { withReadOnlyDatabase } from '../store/read-only.js';
 import { Evaluator, type Evaluation } from './evaluate.js';
 import { isFiring } from './judge.js';

@@ -4,7 +4,7 @@
 
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ReportDefinition } from '../reports/catalog.js';
-import type { SharedRelation } from '../reports/shared.js';
+import type { SharedRelation } from '../reports/shared-relations.js';
 import { judgeAnomaly, judgeChange, judgeFreshness, judgeThreshold, type Level } from './judge.js';
 import { periodMs, previousWindows, type Window } from './periods.js';
 import type { FreshnessRule, Rule, ValueRule } from './rules.js';

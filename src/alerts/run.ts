@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { loadCatalog, type CustomReportDir, type ReportDefinition } from '../reports/catalog.js';
-import { loadSharedRelations } from '../reports/shared.js';
+import { loadSharedRelations } from '../reports/shared-relations.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { Database } from '../store/database.js';
 import { Evaluator, type Evaluation } from './evaluate.js';

@@ -5,9 +5,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { pick, reportParameters } from '../reports/bound.js';
 import type { ReportDefinition } from '../reports/catalog.js';
-import { BIND_TYPES, bindValues } from '../reports/params.js';
-import { resolveParams } from '../reports/resolve.js';
-import { createSharedRelations, type SharedRelation } from '../reports/shared.js';
+import { BIND_TYPES, bindValues } from '../filters/params.js';
+import { resolveParams } from '../filters/resolve.js';
+import { createSharedRelations, type SharedRelation } from '../reports/shared-relations.js';
 import { reportBody } from '../reports/sql-file.js';
 import { QueryError } from '../shared/errors.js';
 import type { Window } from './periods.js';

@@ -1,7 +1,7 @@
 // Pure judgements behind `convoduck check`: each turns what one response showed into a finding
 // (ok, warn, fail, skip) with a one-line message and the measured values. No I/O.
 
-import { detailProblem } from '../crawler/validate.js';
+import { normaliseDetail } from '../store/normalise.js';
 
 export type FindingStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -253,7 +253,8 @@ export function pickConversation(listItems: readonly unknown[]): string | null {
 export function judgeDetail(json: unknown, id: string): Finding {
   const name = 'detail';
   // A detail a sync would set aside does not stop a sync, but every such conversation would lack its rows.
-  const problem = detailProblem(json, id);
+  const normalised = normaliseDetail(json, id);
+  const problem = normalised.usable ? null : normalised.reason;
   if (problem) {
     return { status: 'warn', name, message: `conversation detail ${id} would be set aside: ${problem}; a sync keeps its raw body and goes on (see the api_drift report)`, values: { conversationId: id, problem } };
   }

@@ -2,52 +2,31 @@
 // listing of a pinned window, then the details still missing. Progress is committed page by page
 // and batch by batch, so a run killed at any point resumes where the database says it stopped.
 // What a run takes and gives back, and the entry points that start one, are in sync.ts.
+//
+// Over 400 lines as one class: its phases share the run's counters, errors and writes. What stands
+// alone is beside it: dimensions.ts, listing.ts, failed-runs.ts, send-wait.ts, unreadable-body.ts.
 
-import type { RateLimiterStats } from '../api/rate-limiter.js';
 import { AuthError, NotFoundError, ApiError, type ApiClient } from '../api/client.js';
-import { setAsideUnstorable } from '../store/normalise.js';
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
 import { describeShortWindow, recordListingGaps } from '../store/listing-gaps.js';
 import { countMissingDetails, countPendingDetails, pendingDetails, PLAN_CHUNK, type PendingDetails } from '../store/pending-details.js';
 import { DEFAULT_OVERLAP_MS, getWatermark, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
-import {
-  finishRun,
-  fetchedDetail,
-  markDeleted,
-  recordErrors,
-  saveListPage,
-  startRun,
-  updateRun,
-  type DeletedConversation,
-  type FetchedDetail,
-  type RunCounters,
-  type StoredAt,
-  type SyncErrorRecord,
-} from '../store/writes.js';
+import { finishRun, recordErrors, startRun, updateRun, type RunCounters, type SyncErrorRecord } from '../store/sync-runs.js';
+import { fetchedDetail, markDeleted, saveListPage, type DeletedConversation, type FetchedDetail, type StoredAt } from '../store/writes.js';
 import type { Database } from '../store/database.js';
-import { checkAtRest, clearTextError, recordAtRest } from '../store/at-rest.js';
-import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';
+import { checkAtRest, clearTextError, recordAtRest } from '../store/redaction-at-rest.js';
+import { redactBody } from '../redact/index.js';
 import { inBatches } from './batches.js';
+import { rememberFailedRun } from './failed-runs.js';
 import { ListedBodies } from './listed-bodies.js';
 import { DimensionCrawl } from './dimensions.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
 import { planWindow } from './plan.js';
+import { SendWait } from './send-wait.js';
 import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync-types.js';
+import { unreadableBody } from './unreadable-body.js';
 import { DETAIL_BYTES_HELD, DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
-
-/** What a run that ended in an exception had done (its sync_runs row says the same). */
-export interface FailedRunCounters extends RunCounters {
-  runId: number;
-  space: string;
-}
-
-const failedRuns = new WeakMap<object, FailedRunCounters>();
-
-/** The counters of the run that `err` ended, once the run had started (a refused key ends none). */
-export function countersOfFailedRun(err: unknown): FailedRunCounters | undefined {
-  return typeof err === 'object' && err !== null ? failedRuns.get(err) : undefined;
-}
 
 /** One space's run: construct it, call run() once; tick() reports progress while nothing arrives. */
 export class SyncRun {
@@ -80,9 +59,7 @@ export class SyncRun {
   private window: SyncProgress['window'] = null;
   /** the most a list page has held: the served page size, for the pages still to list */
   private pageSize = 0;
-  /** the limiter's send count at the last report, and when it changed (how long a wait has lasted) */
-  private lastSent = -1;
-  private lastSendAt = 0;
+  private readonly sendWait = new SendWait();
   private dimensions: DimensionCrawl | null = null;
 
   constructor(
@@ -153,7 +130,7 @@ export class SyncRun {
       await this.writer
         .write((db) => finishRun(db, this.runId, this.now(), interrupted ? 'interrupted' : 'failed', this.counters(), failure))
         .catch(() => undefined);
-      if (typeof err === 'object' && err !== null) failedRuns.set(err, { runId: this.runId, space: this.space, ...this.counters() });
+      rememberFailedRun(err, { runId: this.runId, space: this.space, ...this.counters() });
       throw err;
     }
     const pending = await this.writer
@@ -260,7 +237,7 @@ export class SyncRun {
       window: this.window,
       rate: { inWindow: limiter.inWindow, budget: limiter.budget, windowMs: this.client.limiter.windowMs, leaveInMs: limiter.leaveInMs },
       requestsLeft: this.requestsLeft(limiter.inFlight),
-      waiting: this.waiting(limiter, now),
+      waiting: this.sendWait.waiting(limiter, now),
       connection: this.client.connectionTrouble,
     });
   }
@@ -280,16 +257,6 @@ export class SyncRun {
     if (this.phase !== 'done') this.report();
   }
 
-  private waiting(st: RateLimiterStats, now: number): SyncProgress['waiting'] {
-    if (st.sent !== this.lastSent) {
-      this.lastSent = st.sent;
-      this.lastSendAt = now;
-    }
-    if (st.waitingFor === null || st.waitingFor === 'spacing') return null;
-    // other-client and first-response waits are re-checks and timeouts, not a known time
-    const known = st.waitingFor === 'own-window' || st.waitingFor === 'retry-after' || st.waitingFor === 'refill';
-    return { reason: st.waitingFor, forMs: now - this.lastSendAt, nextInMs: known ? st.waitMs : null };
-  }
 
   private recordError(stage: string, conversationId: string | null, err: unknown): void {
     this.errorCount++;
@@ -446,20 +413,3 @@ export class SyncRun {
 function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
-
-/**
- * A detail whose body the server sent broken, the same way on every attempt of the client's: JSON
- * text that does not parse is kept as text, set aside with the parser's reason; a body over the
- * size limit is set aside unkept. Both are the data's state (the next run would get them again),
- * not errors; a body that is not JSON at all (an HTML page) stays an error the next run retries.
- */
-function unreadableBody(id: string, fetchedAt: Date, storedAt: StoredAt, err: unknown, atRest: Redaction | null): FetchedDetail | null {
-  if (!(err instanceof ApiError)) return null;
-  if (err.code === 'invalid_json' && err.raw !== undefined) return fetchedDetail(id, fetchedAt, atRest ? redactBodyText(err.raw, atRest) : err.raw, storedAt);
-  if (err.code === 'body_too_large') return { id, fetchedAt, body: '', normalised: setAsideUnstorable(TOO_LARGE), storedAt };
-  return null;
-}
-
-/** The reason of a detail whose body was over the client's size limit (its raw body is not kept). */
-export const TOO_LARGE = 'body is over the size limit; not kept';
-

@@ -6,7 +6,7 @@ import type { ApiClient, ConnectionTrouble } from '../api/client.js';
 import type { WaitReason } from '../api/rate-limiter.js';
 import type { ListingGapSummary } from './listing.js';
 import type { DetailsMode } from './plan.js';
-import type { RunCounters } from '../store/writes.js';
+import type { RunCounters } from '../store/sync-runs.js';
 import type { Redaction } from '../redact/index.js';
 import type { BatchWriter } from './writer.js';
 
@@ -37,7 +37,7 @@ export interface CrawlOptions {
   writerMemoryLimit?: string;
   /** DuckDB's cap for a write tried again after it failed under writerMemoryLimit (default RAISED_MEMORY_LIMIT, database.ts) */
   raisedMemoryLimit?: string;
-  /** redact each conversation before it is stored, with this key (src/redact/at-rest.ts); null or absent: off */
+  /** redact each conversation before it is stored, with this key (src/redact/stored-body.ts); null or absent: off */
   redactAtRest?: Redaction | null;
   /** a space turning redaction at rest on held clear text: that many stored bodies were redacted, the file rewritten */
   onStoredRedacted?: (space: string, bodies: number) => void;

@@ -7,12 +7,12 @@ import { waitForSyncLock } from '../store/sync-lock.js';
 import { SyncRun } from './sync-run.js';
 import type { ClientSettings, CrawlOptions, CrawlResources, SyncOptions, SyncSummary } from './sync-types.js';
 import { BatchWriter } from './writer.js';
-import { prepareAtRest } from './at-rest.js';
+import { prepareAtRest } from './prepare-at-rest.js';
 import { existsSync } from 'node:fs';
 import { checkWritableDatabase } from '../store/database.js';
 import { loadRecentSends, peekRecentSends, saveRecentSends } from '../store/recent-sends.js';
 
-export { countersOfFailedRun, type FailedRunCounters } from './sync-run.js';
+export { countersOfFailedRun, type FailedRunCounters } from './failed-runs.js';
 export type {
   ClientSettings,
   CrawlOptions,

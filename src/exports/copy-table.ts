@@ -11,6 +11,7 @@ import { DERIVED_CONVERSATION_TABLES, type PublicTable } from '../store/schema.j
 import { bySpace, NULL_PARTITION, timeUnitOf, type ExportFormat, type PartitionKind } from './manifest.js';
 import { placeholderPath } from './placeholder.js';
 import { createOutputDir } from '../shared/output-dir.js';
+import { sqlText } from '../store/sql.js';
 
 /** Under the staging directory: each table's 0-row file, for when the table ends up without files. */
 export const PLACEHOLDERS_DIR = '.placeholders';
@@ -32,10 +33,6 @@ export interface RowFilter {
 }
 
 const EXTENSIONS: Record<ExportFormat, string> = { parquet: 'parquet', csv: 'csv' };
-
-function sqlString(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
 
 /** The table's columns whose type is `type`, or starts with it (`TIMESTAMP` matches both kinds). */
 async function columnsOfType(db: Database, table: string, type: string): Promise<string[]> {
@@ -88,7 +85,7 @@ export async function copyTable(
   const rowFilter = [
     ...(filter.since ? [`${startedAt} >= ?::TIMESTAMPTZ`] : []),
     ...(timeValue && filter.partitions.length > 0
-      ? [`coalesce(${timeValue}, ${sqlString(NULL_PARTITION)}) IN (${filter.partitions.map(sqlString).join(', ')})`]
+      ? [`coalesce(${timeValue}, ${sqlText(NULL_PARTITION)}) IN (${filter.partitions.map(sqlText).join(', ')})`]
       : []),
   ];
   const select =
@@ -114,7 +111,7 @@ export async function copyTable(
   }
   const params = plan.filtered && filter.since ? [filter.since.toISOString()] : [];
   const reader = await db.connection.runAndReadAll(
-    `COPY (${select}) TO ${sqlString(target)} (${options.join(', ')})`,
+    `COPY (${select}) TO ${sqlText(target)} (${options.join(', ')})`,
     params,
   );
   const row = reader.getRowsJS()[0] ?? [];
@@ -128,7 +125,7 @@ export async function copyTable(
     const path = join(stagingDir, PLACEHOLDERS_DIR, table, placeholder);
     createOutputDir(dirname(path), 0o700);
     await db.connection.run(
-      `COPY (SELECT * EXCLUDE (${partitionColumns.join(', ')}) FROM (${select}) WHERE false) TO ${sqlString(path)} ` +
+      `COPY (SELECT * EXCLUDE (${partitionColumns.join(', ')}) FROM (${select}) WHERE false) TO ${sqlText(path)} ` +
         `(${format === 'parquet' ? 'FORMAT parquet' : 'FORMAT csv, HEADER'})`,
       params,
     );

@@ -5,7 +5,7 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReportDefinition } from './catalog.js';
-import { quoteIdent, quoteLiteral } from './format.js';
+import { sqlIdent, sqlText } from '../store/sql.js';
 import { headerColumns, headerSummary } from './sql-file.js';
 
 /** The file beside the reports that describes their columns. */
@@ -25,8 +25,8 @@ export function parquetKvMetadata(report: ReportDefinition): string {
     [PARQUET_TITLE_KEY, report.title],
     ...headerColumns(report.header).map((c): [string, string] => [c.name, c.description]),
   ];
-  // literals, not bound values: COPY's options take no parameters (quoteLiteral escapes every quote)
-  return `KV_METADATA {${entries.map(([key, value]) => `${quoteIdent(key)}: ${quoteLiteral(value)}`).join(', ')}}`;
+  // literals, not bound values: COPY's options take no parameters (sqlText escapes every quote)
+  return `KV_METADATA {${entries.map(([key, value]) => `${sqlIdent(key)}: ${sqlText(value)}`).join(', ')}}`;
 }
 
 /**

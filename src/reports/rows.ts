@@ -9,11 +9,12 @@ import { withReadOnlyDatabase } from '../store/read-only.js';
 import { ConvoduckError, QueryError } from '../shared/errors.js';
 import { pick } from './bound.js';
 import { loadReports, type ReportDefinition } from './catalog.js';
-import { outputSelectList, quoteLiteral } from './format.js';
-import { BIND_TYPES, bindValues, type ParamName, type ReportFilters, type ResolvedParams } from './params.js';
-import { resolveParams } from './resolve.js';
+import { sqlText } from '../store/sql.js';
+import { outputSelectList } from './format.js';
+import { BIND_TYPES, bindValues, type ParamName, type ReportFilters, type ResolvedParams } from '../filters/params.js';
+import { resolveParams } from '../filters/resolve.js';
 import { describeReport, selectReports } from './runner.js';
-import { createSharedRelations, loadSharedRelations } from './shared.js';
+import { createSharedRelations, loadSharedRelations } from './shared-relations.js';
 import { reportBody } from './sql-file.js';
 
 /** A cell as `--format json` writes it: numbers (rounded like the CSV), text, booleans, NULL. */
@@ -75,7 +76,7 @@ export async function withReportReader<T>(
         const reports = selectReports(all, names);
         const values = bindValues(params);
         // as the runner does: a TIMESTAMP without zone (local time in --tz) is read in --tz
-        await db.connection.run(`SET TimeZone = ${quoteLiteral(params.tz)}`);
+        await db.connection.run(`SET TimeZone = ${sqlText(params.tz)}`);
         await createSharedRelations(db.connection, shared, reports, values);
         const result = new Map<string, ReportRows>();
         for (const report of reports) result.set(report.name, await readReport(db.connection, report, values, redaction !== null));

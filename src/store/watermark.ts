@@ -52,10 +52,10 @@ export async function* storedInWindow(
     const rows: { id: string; ms: number }[] = await db.all<{ id: string; ms: number }>(
       `SELECT id, epoch_ms(started_at)::DOUBLE AS ms FROM conversations
        WHERE space = ? AND deleted_at IS NULL AND started_at IS NOT NULL
-         AND started_at <= ?::TIMESTAMPTZ ${from ? `AND started_at >= '${from.toISOString()}'::TIMESTAMPTZ` : ''}
+         AND started_at <= ?::TIMESTAMPTZ ${from ? `AND started_at >= ?::TIMESTAMPTZ` : ''}
          ${after ? `AND (epoch_ms(started_at), id) > (${after.ms}, ?)` : ''}
        ORDER BY epoch_ms(started_at), id LIMIT ${WINDOW_PAGE_ROWS}`,
-      after ? [space, to.toISOString(), after.id] : [space, to.toISOString()],
+      [space, to.toISOString(), ...(from ? [from.toISOString()] : []), ...(after ? [after.id] : [])],
     );
     for (const r of rows) yield { id: r.id, startedMs: Number(r.ms) };
     if (rows.length < WINDOW_PAGE_ROWS) return;

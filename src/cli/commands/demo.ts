@@ -10,26 +10,6 @@ import { createOutputDir } from '../../shared/output-dir.js';
 /** The demo's report.html covers this many days (the simulator holds 28). */
 const DEMO_PAGE_DAYS = 14;
 
-const DIGEST: { title: string; sql: (reports: string) => string }[] = [
-  {
-    title: 'Agents, best contained first (reports/agent_leaderboard.csv)',
-    sql: (dir) => `SELECT agent_name, conversations, completion_rate, transfer_rate, hang_up_rate,
-                          median_duration_sec, tool_failure_rate
-                   FROM read_csv('${dir}/agent_leaderboard.csv') LIMIT 8`,
-  },
-  {
-    title: 'Where callers are handed to a human (reports/transfer_nodes.csv)',
-    sql: (dir) => `SELECT agent_name, node_key, transfers, share, visit_transfer_rate
-                   FROM read_csv('${dir}/transfer_nodes.csv') ORDER BY transfers DESC LIMIT 6`,
-  },
-  {
-    title: 'Tools that fail (reports/tool_failures.csv)',
-    sql: (dir) => `SELECT slug, calls, failures, failure_rate, failures_by_status,
-                          completion_rate_with_failure, completion_rate_without_failure
-                   FROM read_csv('${dir}/tool_failures.csv') ORDER BY failures DESC LIMIT 6`,
-  },
-];
-
 export function registerDemo(program: Command): void {
   program
     .command('demo')
@@ -52,11 +32,11 @@ export function registerDemo(program: Command): void {
       const dbDir = resolve(flags.dir);
       const dbPath = resolve(dbDir, 'convoduck.duckdb');
       const outDir = resolve(flags.out);
-      const [{ startSimulator }, { sync }, { runReports }, { runQuery }] = await Promise.all([
+      const [{ startSimulator }, { sync }, { runReports }, { writeDemoDigest }] = await Promise.all([
         import('../../simulator/index.js'),
         import('../../crawler/sync.js'),
         import('../../reports/index.js'),
-        import('../../query/query.js'),
+        import('../../query/demo-digest.js'),
       ]);
       createOutputDir(dbDir, 0o700, { flag: '--dir' });
       rmSync(dbPath, { force: true });
@@ -88,10 +68,7 @@ export function registerDemo(program: Command): void {
       }
 
       const out = process.stdout;
-      for (const { title, sql } of DIGEST) {
-        out.write(`\n${title}\n`);
-        await runQuery(dbPath, sql(outDir.replaceAll("'", "''")), { format: 'table', out });
-      }
+      await writeDemoDigest(dbPath, outDir, out);
       const db = relative(process.cwd(), dbPath);
       out.write(
         `\nDone in ${formatDuration((Date.now() - started) / 1000)}. Reports: ${relative(process.cwd(), outDir) || '.'}/*.csv.\n` +

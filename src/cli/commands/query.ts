@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { QUERY_FORMATS } from '../../query/formats.js';
+import { QUERY_FORMATS } from '../../output/formats.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';

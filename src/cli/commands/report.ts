@@ -4,7 +4,8 @@
 import { Option, type Command } from 'commander';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { KNOWN_CHANNELS } from '../../api/types.js';
-import { NUMBER_PARAMS, OUTPUT_FORMATS, type OutputFormat } from '../../reports/choices.js';
+import { NUMBER_PARAMS } from '../../filters/number-params.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../../reports/choices.js';
 import type { CustomReportDir, ReportDefinition } from '../../reports/index.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';

@@ -4,7 +4,7 @@ import type { SyncSummary } from '../../crawler/sync.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { CliError, EXIT } from '../errors.js';
 import { preferSmallHeap } from '../../shared/heap.js';
-import { describeListingGap, describeSummary, problemOf, translate, type SyncFlags } from '../sync/describe.js';
+import { describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from '../sync/describe.js';
 import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
 import { interruptible, parseRunFlags } from '../sync/flags.js';
@@ -85,7 +85,7 @@ and keeps the watermark, so the next run lists that window again.`,
     )
     .action(withMetricsFile(async (flags: SyncFlags & { apiKey?: string }) => {
       const config = configFilePath(flags.config);
-      if (config !== null || (flags.space ?? []).length > 0) return (await import('../sync/spaces.js')).syncSpacesCommand(flags, config);
+      if (config !== null || (flags.space ?? []).length > 0) return (await import('../sync/sync-spaces.js')).syncSpacesCommand(flags, config);
       let apiKey: string | undefined;
       try {
         const { summary, dbPath, retention } = await runSync(flags, (key) => (apiKey = key));
@@ -96,7 +96,7 @@ and keeps the watermark, so the next run lists that window again.`,
         if (flags.json) process.stdout.write(renderOutcome(finishedOutcome(summary, exitCode, problemOf(summary)), apiKey));
         process.exitCode = exitCode;
       } catch (err) {
-        const known = translate(err);
+        const known = runErrorOf(err);
         if (flags.json) {
           const message = known.message.split('\n')[0]!;
           const { countersOfFailedRun } = await import('../../crawler/sync.js');

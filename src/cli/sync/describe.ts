@@ -25,7 +25,7 @@ export function problemOf(summary: SyncSummary): string | null {
 }
 
 /** convoduck's own errors as everywhere; anything else ended the run, and what was fetched is kept. */
-export function translate(err: unknown): CliError {
+export function runErrorOf(err: unknown): CliError {
   if (err instanceof SyncLockedError) return new CliError(describeSkipped(err), EXIT.busy);
   const known = toCliError(err);
   if (known) return known;

@@ -33,7 +33,7 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): {
         stream.write(`\r\x1b[2K${fitParts(describeParts(p, true), (stream.columns || 80) - 1)}`);
         drawn = true;
       } else if (p.phase !== 'done') {
-        stream.write(`${new Date(now).toISOString()} ${describe(p)}\n`);
+        stream.write(`${new Date(now).toISOString()} ${progressLine(p)}\n`);
       }
     },
     finish() {
@@ -52,7 +52,7 @@ export interface LinePart {
 }
 
 /** The full progress line (log files). */
-export function describe(p: SyncProgress): string {
+export function progressLine(p: SyncProgress): string {
   return joinParts(describeParts(p, false));
 }
 

@@ -6,7 +6,7 @@ import { accessSync, constants, renameSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { InvalidInputError } from '../../shared/errors.js';
 import { createOutputDir } from '../../shared/output-dir.js';
-import type { ReportFilters } from '../params.js';
+import type { ReportFilters } from '../../filters/params.js';
 import { withReportReader, type ReportReaderOptions, type ReportRows } from '../rows.js';
 import {
   MAX_AGENTS,

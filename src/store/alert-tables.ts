@@ -1,5 +1,5 @@
-// The alert tables, handed to store/schema.ts (new files and the migration that adds them): each
-// evaluated value, and each alert's episodes (firing since, resolved at, notified at) as rows.
+// The alert tables (alerts/ writes them): each evaluated value, and each alert's episodes
+// (firing since, resolved at, notified at) as rows.
 
 export const ALERTS_DDL = `CREATE TABLE IF NOT EXISTS alert_evaluations (
   rule VARCHAR NOT NULL,

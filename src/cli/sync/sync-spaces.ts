@@ -5,10 +5,10 @@
 // 130 when interrupted.
 
 import { AuthError } from '../../api/client.js';
-import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../../crawler/spaces.js';
+import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../../crawler/sync-spaces.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { resolveDbPath } from '../config/db-path.js';
-import { describeListingGap, describeSummary, problemOf, translate, type SyncFlags } from './describe.js';
+import { describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from './describe.js';
 import { EXIT } from '../errors.js';
 import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 import { spacesProgressPrinter } from './spaces-progress.js';
@@ -99,7 +99,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     }
     process.exitCode = exitCode;
   } catch (err) {
-    const known = translate(err);
+    const known = runErrorOf(err);
     known.message = redact(known.message, keys);
     if (flags.json) {
       const outcome = { status: statusOf(known.exitCode), exitCode: known.exitCode, error: known.message.split('\n')[0]!, spaces: [] };

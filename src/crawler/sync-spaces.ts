@@ -22,7 +22,7 @@ import {
 } from './sync.js';
 import { BatchWriter } from './writer.js';
 import type { Redaction } from '../redact/index.js';
-import { prepareAtRest } from './at-rest.js';
+import { prepareAtRest } from './prepare-at-rest.js';
 
 /** One space to crawl: its API, key and client settings. */
 export interface SpaceTarget extends ClientSettings {
@@ -30,7 +30,7 @@ export interface SpaceTarget extends ClientSettings {
   label: string;
   /** the slug GET /spaces must name (a mismatch stops the run before anything is stored) */
   slug?: string;
-  /** this space's redaction at rest (src/redact/at-rest.ts); null or absent: off */
+  /** this space's redaction at rest (src/redact/stored-body.ts); null or absent: off */
   redactAtRest?: Redaction | null;
 }
 
@@ -71,7 +71,7 @@ export class SpaceMismatchError extends InvalidInputError {}
 /** Two targets are the same space: nothing was stored. */
 export class DuplicateSpaceError extends InvalidInputError {}
 /** `only` names a slug no target has. */
-export class UnknownSpaceError extends InvalidInputError {
+export class SpaceNotInJobError extends InvalidInputError {
   constructor(
     readonly unknown: string[],
     readonly known: string[],
@@ -187,7 +187,7 @@ function failureStatus(err: unknown, signal: AbortSignal | undefined, beforeCraw
 function refuseUnknown(only: Set<string>, known: string[], unasked: string[]): void {
   const unknown = [...only].filter((s) => !known.includes(s));
   if (unknown.length === 0) return;
-  const error = new UnknownSpaceError(unknown, [...known].sort());
+  const error = new SpaceNotInJobError(unknown, [...known].sort());
   // a space whose key could not be used may be the one asked for: say so
   if (unasked.length > 0) error.message += ` (not asked: ${unasked.join(', ')})`;
   throw error;
