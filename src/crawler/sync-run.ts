@@ -10,12 +10,13 @@ import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
 import { describeShortWindow, recordListingGaps } from '../store/listing-gaps.js';
 import { countMissingDetails, countPendingDetails, pendingDetails, PLAN_CHUNK, type PendingDetails } from '../store/pending-details.js';
-import { DEFAULT_OVERLAP_MS, getWatermark, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
+import { DEFAULT_OVERLAP_MS, getListedNewest, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
 import {
   finishRun,
   fetchedDetail,
   markDeleted,
   recordErrors,
+  recordRunClock,
   saveListPage,
   startRun,
   updateRun,
@@ -32,7 +33,7 @@ import { inBatches } from './batches.js';
 import { ListedBodies } from './listed-bodies.js';
 import { DimensionCrawl } from './dimensions.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
-import { planWindow } from './plan.js';
+import { endFromFirstPage, nextListedNewest, planWindow, type ListWindow } from './plan.js';
 import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync-types.js';
 import { DETAIL_BYTES_HELD, DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
 
@@ -83,6 +84,8 @@ export class SyncRun {
   private lastSent = -1;
   private lastSendAt = 0;
   private dimensions: DimensionCrawl | null = null;
+  /** the newest started_at the listing served inside its window (null: none) */
+  private newestStartedMs: number | null = null;
 
   constructor(
     private readonly options: CrawlOptions,
@@ -99,23 +102,27 @@ export class SyncRun {
     this.space = this.resources.space ?? (await this.client.getSpace()).slug;
     await this.resources.onSpace?.(this.space);
     const atRest = this.options.redactAtRest ?? null;
-    const { window, runId } = await this.writer.write(async (db) => {
+    // The server's timeline decides what was listed: its clock as its Date headers show it so far.
+    const serverNow = this.client.serverClock.serverNow(this.startedAt);
+    const { planned, listedNewest, runId } = await this.writer.write(async (db) => {
       // before the run's first write: a refused run leaves the file as it was
       const state = await checkAtRest(db, this.space, atRest, this.options.dbPath);
       if (state === 'clear-text') throw clearTextError(this.space, this.options.dbPath);
-      const window = planWindow({
-        now: this.startedAt,
-        watermark: await getWatermark(db, this.space),
+      const listedNewest = await getListedNewest(db, this.space);
+      const planned = planWindow({
+        now: serverNow,
+        watermark: listedNewest,
         overlapMs: this.options.overlapMs ?? DEFAULT_OVERLAP_MS,
         since: this.options.since,
         until: this.options.until,
         full: this.options.full,
       });
-      const runId = await startRun(db, this.startedAt, this.space, window.from, window.to);
+      const runId = await startRun(db, this.startedAt, this.space, planned.from, planned.to);
       if (state === 'turn-on' && atRest) await recordAtRest(db, this.space, this.startedAt, runId, atRest);
-      return { window, runId };
+      return { planned, listedNewest, runId };
     });
     this.runId = runId;
+    let window: ListWindow = planned;
     this.window = { from: window.from?.toISOString() ?? null, to: window.to.toISOString() };
 
     let status: SyncStatus = 'ok';
@@ -125,17 +132,29 @@ export class SyncRun {
       await this.syncDimensions();
       this.setPhase('listing');
       const lister = (this.lister = this.newLister());
-      complete = await lister.list({ fromMs: window.from?.getTime() ?? null, toMs: window.to.getTime() });
+      const fromMs = window.from?.getTime() ?? null;
+      let firstPage: ListedPage | undefined;
+      if (endFromFirstPage({ now: serverNow, until: this.options.until })) {
+        // No `to` on the first page: whatever the server holds, however its times run against
+        // this machine's, is in it; the window then ends at its newest, or the server's now if later.
+        firstPage = await this.listPage({ fromMs, toMs: null }, 1);
+        window = { ...window, to: new Date(Math.max(this.serverNow().getTime(), newestStartedMs(firstPage.data) ?? -Infinity)) };
+        this.window = { from: window.from?.toISOString() ?? null, to: window.to.toISOString() };
+      }
+      if (!this.aborted) complete = await lister.list({ fromMs, toMs: window.to.getTime() }, firstPage);
+      this.newestStartedMs = newestStartedMs(lister.seen.values(), window.to.getTime());
+      await this.commit((db) => recordRunClock(db, this.runId, { windowTo: window.to, ...this.clockReading() }));
       this.listed = lister.seen.size;
       this.listTotal = lister.total;
       this.lister = null;
       gap = await this.recordShortWindows(lister, window.advancesWatermark);
       if (complete && gap === null && !this.aborted) await this.markVanished(window, lister.seen);
+      const resumeAt = nextListedNewest(listedNewest, this.newestStartedMs, this.serverNow());
       lister.seen.clear(); // 100,000 ids: memory the details phase does not need
       this.listedBodies.clear();
       // The watermark moves only over a window that added up in full.
       if (complete && gap === null && window.advancesWatermark && !this.aborted) {
-        await this.commit((db) => setWatermark(db, window.to, this.space));
+        await this.commit((db) => (resumeAt ? setWatermark(db, window.to, this.space, resumeAt) : Promise.resolve()));
       }
       if (this.options.details?.kind !== 'none' && !this.aborted) {
         await this.fetchDetails();
@@ -181,7 +200,25 @@ export class SyncRun {
       errors: c.errors,
       listingShortfall: gap ? gap.counted - gap.served : 0,
       listingGap: gap,
+      ...this.clockReading(),
       seconds: (this.now().getTime() - this.startedAt.getTime()) / 1000,
+    };
+  }
+
+  /** The server's now at this run's start, as its Date headers have shown its clock so far. */
+  private serverNow(): Date {
+    return this.client.serverClock.serverNow(this.startedAt);
+  }
+
+  /** The server's clock against this machine's, and the newest conversation it sent, as a run records them. */
+  private clockReading(): Pick<SyncSummary, 'clockSkewSeconds' | 'newestStartedAt' | 'newestAheadSeconds'> {
+    const skewMs = this.client.serverClock.skewMs();
+    const newest = this.newestStartedMs;
+    const tenths = (ms: number) => Math.round(ms / 100) / 10;
+    return {
+      clockSkewSeconds: skewMs === null ? null : tenths(skewMs),
+      newestStartedAt: newest === null ? null : new Date(newest).toISOString(),
+      newestAheadSeconds: newest === null ? null : tenths(newest - this.serverNow().getTime()),
     };
   }
 
@@ -318,9 +355,10 @@ export class SyncRun {
     await this.dimensions.run();
   }
 
-  /** Fetches one page of a window at the largest page size the API allows, and stores it. */
-  private async listPage(window: TimeWindow, page: number): Promise<ListedPage> {
-    const query: Record<string, string | number> = { to: iso(window.toMs), page, per_page: MAX_PER_PAGE };
+  /** Fetches one page of a window (toMs null: no upper end) at the largest page size the API allows, and stores it. */
+  private async listPage(window: { fromMs: number | null; toMs: number | null }, page: number): Promise<ListedPage> {
+    const query: Record<string, string | number> = { page, per_page: MAX_PER_PAGE };
+    if (window.toMs !== null) query.to = iso(window.toMs);
     if (window.fromMs !== null) query.from = iso(window.fromMs);
     const listedAt = this.now();
     const response = await this.client.listPage<ConversationSummary>(
@@ -438,6 +476,16 @@ export class SyncRun {
       throw err;
     }
   }
+}
+
+/** The latest started_at among `items` (summaries or instants in ms), at most `atMostMs`; null when none. */
+function newestStartedMs(items: Iterable<{ started_at: string } | number>, atMostMs = Infinity): number | null {
+  let newest: number | null = null;
+  for (const item of items) {
+    const ms = typeof item === 'number' ? item : Date.parse(item.started_at);
+    if (Number.isFinite(ms) && ms <= atMostMs && (newest === null || ms > newest)) newest = ms;
+  }
+  return newest;
 }
 
 function iso(ms: number): string {

@@ -11,7 +11,7 @@ import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT
 /** Parts the figures of a stored database are worked out in (schemas 12 and 13). */
 const TURN_FIGURES_PARTS = 16;
 
-export const SCHEMA_VERSION = 14;
+export const SCHEMA_VERSION = 15;
 
 /** conversation_figures worked out from the stored rows part by part, so that each part's groups fit the writer's memory. */
 const FIGURES_IN_PARTS = Array.from(
@@ -167,7 +167,7 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         last_synced_at = try_cast(body->>'$.last_synced_at' AS TIMESTAMPTZ);`,
   // One watermark per space (listing_watermarks, created by SCHEMA_SQL). The single watermark of
   // a one-space database belongs to the space its rows carry; with several, to the run that set it.
-  4: `INSERT INTO listing_watermarks
+  4: `INSERT INTO listing_watermarks (space, listed_to)
       SELECT space, listed_to FROM (
         SELECT coalesce(
                  (SELECT any_value(space) FROM raw_listed_conversations HAVING count(DISTINCT space) = 1),
@@ -279,6 +279,14 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         SELECT COLUMNS(c -> c <> 'conversation_key'), ${conversationKeySql('conversation_id')} AS conversation_key
         FROM conversation_figures_v13;
       DROP TABLE conversation_figures_v13;`,
+  // Listing follows the server's timeline. A watermark set on this machine's clock resumes from the
+  // newest started_at the server had sent up to it (a lower point only lists more); a space with
+  // nothing stored under it is listed in full once.
+  15: `ALTER TABLE listing_watermarks ADD COLUMN IF NOT EXISTS listed_newest TIMESTAMPTZ;
+      UPDATE listing_watermarks w SET listed_newest = (
+        SELECT max(c.started_at) FROM conversations c WHERE c.space = w.space AND c.started_at <= w.listed_to);
+      ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS clock_skew_seconds DOUBLE;
+      ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS newest_started_at TIMESTAMPTZ;`,
 };
 
 export const SCHEMA_SQL = `
@@ -287,11 +295,13 @@ CREATE TABLE IF NOT EXISTS convoduck_meta (
   value VARCHAR
 );
 
--- Per space: conversations started up to listed_to were all listed (the end of the space's last
--- window that was listed completely). An incremental sync starts listing an overlap before it.
+-- Per space, on the server's timeline: conversations started up to listed_to were all listed (the
+-- end of the space's last window that was listed completely); listed_newest is the newest started_at
+-- the server had sent by then, never past its clock. An incremental sync starts an overlap before it.
 CREATE TABLE IF NOT EXISTS listing_watermarks (
   space VARCHAR PRIMARY KEY,
-  listed_to TIMESTAMPTZ NOT NULL
+  listed_to TIMESTAMPTZ NOT NULL,
+  listed_newest TIMESTAMPTZ
 );
 
 -- Each conversation as the list endpoint last returned it.
@@ -431,7 +441,9 @@ CREATE TABLE IF NOT EXISTS sync_runs (
   message VARCHAR,
   details_coerced INTEGER DEFAULT 0,
   details_set_aside INTEGER DEFAULT 0,
-  conversations_deleted INTEGER DEFAULT 0
+  conversations_deleted INTEGER DEFAULT 0,
+  clock_skew_seconds DOUBLE,
+  newest_started_at TIMESTAMPTZ
 );
 
 -- Windows whose listing did not add up: the server counted (server_count) more conversations

@@ -1,0 +1,94 @@
+// Listing follows the server's timeline, not this machine's clock: `sync` (the built CLI, real
+// HTTP) against servers whose clock runs behind or ahead, and ones that write their local time
+// marked UTC. Conversations arriving between runs are all stored by the next run, every run says
+// the skew, and no run that exits 0 holds less than the server does.
+import { describe, expect, it } from 'vitest';
+import type { Simulator, SimulatorOptions } from '../src/simulator/index.js';
+import { Database } from '../src/store/database.js';
+import type { SyncSummary } from '../src/crawler/sync.js';
+import { runCli } from './support/cli.js';
+import { scratch } from './support/scratch.js';
+import { expectStoreMatches } from './support/store-vs-simulator.js';
+
+const { simulator, tempDb } = scratch('clock-skew', { rateLimit: 100_000 });
+
+const everything = (sim: Simulator) => ({ conversations: sim.dataset.conversations, detail: (id: string) => sim.dataset.detail(id) });
+
+/** One `sync --json` run: its summary, and its stderr lines that are warnings about the clock. */
+async function syncRun(sim: Simulator, dbPath: string) {
+  const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
+  const run = await runCli(['sync', '--json'], env);
+  expect(run.code, run.stderr).toBe(0);
+  const summary = JSON.parse(run.stdout) as SyncSummary;
+  const clockLines = run.stderr.split('\n').filter((l) => /^convoduck: .*(clock|after the server's own now)/.test(l));
+  return { summary, clockLines };
+}
+
+async function storedIds(dbPath: string): Promise<Set<string>> {
+  return Database.with(dbPath, async (db) => new Set((await db.all<{ id: string }>(`SELECT id FROM conversations`)).map((r) => r.id)), { readOnly: true });
+}
+
+const HOUR = 3600;
+/** newestAhead: bounds (seconds) of how far the newest conversation lies after the server's own now */
+const SERVERS: { name: string; options: SimulatorOptions; skewSeconds: number; newestAhead: [number, number]; warns: RegExp | null }[] = [
+  { name: 'a clock two hours behind', options: { clockSkewSeconds: -7200 }, skewSeconds: -7200, newestAhead: [-HOUR, 60], warns: /clock \(its Date header\) runs 2h00m behind this machine's/ },
+  { name: 'a clock fifteen minutes ahead', options: { clockSkewSeconds: 900 }, skewSeconds: 900, newestAhead: [-HOUR, 60], warns: /clock \(its Date header\) runs 15m00s ahead of this machine's/ },
+  { name: 'local time of UTC-5 written as +00:00', options: { localTimeAsUtcMinutes: -300 }, skewSeconds: 0, newestAhead: [-6 * HOUR, -4.5 * HOUR], warns: null },
+  { name: 'local time of UTC+5 written as +00:00', options: { localTimeAsUtcMinutes: 300 }, skewSeconds: 0, newestAhead: [4.5 * HOUR, 5 * HOUR + 60], warns: /newest conversation \(\S+\) starts [45]h\d\dm after the server's own now/ },
+];
+
+describe('a server whose times are not this machine’s', () => {
+  it.each(SERVERS)('$name: arrivals between runs are stored by the next run, and every run says the skew', async ({ options, skewSeconds, newestAhead, warns }) => {
+    const sim = await simulator({ seed: 61, conversations: 150, ...options });
+    const dbPath = tempDb();
+
+    const first = await syncRun(sim, dbPath);
+    const runs = [first];
+    expect(first.summary.status).toBe('ok');
+    expect(first.summary.conversationsListed).toBe(150);
+    await expectStoreMatches(dbPath, everything(sim));
+
+    for (let round = 0; round < 2; round++) {
+      // Arrivals on the server's clock, finished, and the ones still open finish too.
+      const arrived = sim.addConversations(25, { open: false }).map((c) => c.id);
+      sim.finishOpenConversations();
+      const next = await syncRun(sim, dbPath);
+      runs.push(next);
+      expect(next.summary.status).toBe('ok');
+      const stored = await storedIds(dbPath);
+      expect(arrived.filter((id) => !stored.has(id))).toEqual([]);
+      // a run that exits 0 holds all the server holds
+      await expectStoreMatches(dbPath, everything(sim));
+      expect(next.summary.newestStartedAt).toBe(new Date(Math.max(...sim.dataset.conversations.map((c) => Date.parse(c.started_at)))).toISOString());
+    }
+
+    for (const run of runs) {
+      // the Date header has whole seconds: the skew is known to a second and a little
+      expect(Math.abs(run.summary.clockSkewSeconds! - skewSeconds)).toBeLessThanOrEqual(2);
+      expect(run.summary.newestAheadSeconds).toBeGreaterThanOrEqual(newestAhead[0]);
+      expect(run.summary.newestAheadSeconds).toBeLessThanOrEqual(newestAhead[1]);
+      if (warns) {
+        expect(run.clockLines).toHaveLength(1);
+        expect(run.clockLines[0]).toMatch(warns);
+        expect(run.clockLines[0]).toMatch(/^convoduck: space \S+: /);
+      } else {
+        expect(run.clockLines).toEqual([]);
+      }
+    }
+
+    const rows = await Database.with(
+      dbPath,
+      (db) => db.all<{ clock_skew_seconds: number; newest_started_at: string }>(
+        `SELECT clock_skew_seconds, strftime(newest_started_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') AS newest_started_at FROM sync_runs ORDER BY run_id`,
+      ),
+      { readOnly: true },
+    );
+    expect(rows.map((r) => r.newest_started_at)).toEqual(runs.map((r) => r.summary.newestStartedAt));
+    for (const r of rows) expect(Math.abs(r.clock_skew_seconds - skewSeconds)).toBeLessThanOrEqual(2);
+
+    const status = await runCli(['status', '--db', dbPath]);
+    expect(status.code).toBe(0);
+    if (warns && skewSeconds !== 0) expect(status.stdout).toMatch(/^server clock: \S+ (behind|ahead of) this machine's \(run 3\)/m);
+    else expect(status.stdout).not.toMatch(/^server clock:/m);
+  });
+});
