@@ -92,3 +92,27 @@ describe('a server whose times are not this machine’s', () => {
     else expect(status.stdout).not.toMatch(/^server clock:/m);
   });
 });
+
+describe('check against a server whose times are not this machine’s', () => {
+  it.each([
+    { options: { clockSkewSeconds: -7200 }, says: /the server's clock \(its Date header\) runs 2 h 00 min behind this machine's/, skew: -7200 },
+    { options: { localTimeAsUtcMinutes: 300 }, says: /its newest conversation starts [45] h \d\d min after its own now/, skew: 0 },
+  ])('warns in its timestamps finding, with the skew in --json, and a sync would still work', async ({ options, says, skew }) => {
+    const sim = await simulator({ seed: 62, conversations: 60, ...options });
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey };
+    const r = await runCli(['check', '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    // each finding's measured values sit beside its status, name and message
+    const report = JSON.parse(r.stdout) as { findings: { name: string; status: string; message: string; clockSkewSeconds: number }[] };
+    const ts = report.findings.find((f) => f.name === 'timestamps')!;
+    expect(ts.status).toBe('warn');
+    expect(ts.message).toMatch(says);
+    expect(Math.abs(ts.clockSkewSeconds - skew)).toBeLessThanOrEqual(2);
+
+    const agreeing = await simulator({ seed: 62, conversations: 60 });
+    const plain = await runCli(['check', '--json'], { CONVODUCK_BASE_URL: agreeing.baseUrl, CONVODUCK_API_KEY: agreeing.apiKey });
+    const plainTs = (JSON.parse(plain.stdout) as typeof report).findings.find((f) => f.name === 'timestamps')!;
+    expect(plainTs.status).toBe('ok');
+    expect(Math.abs(plainTs.clockSkewSeconds)).toBeLessThanOrEqual(2);
+  });
+});
