@@ -34,6 +34,7 @@ import { ListedBodies } from './listed-bodies.js';
 import { DimensionCrawl } from './dimensions.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
 import { endFromFirstPage, nextListedNewest, planWindow, type ListWindow } from './plan.js';
+import { newestStartedMs, readClock, type ClockReading } from './server-timeline.js';
 import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync-types.js';
 import { DETAIL_BYTES_HELD, DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
 
@@ -211,15 +212,8 @@ export class SyncRun {
   }
 
   /** The server's clock against this machine's, and the newest conversation it sent, as a run records them. */
-  private clockReading(): Pick<SyncSummary, 'clockSkewSeconds' | 'newestStartedAt' | 'newestAheadSeconds'> {
-    const skewMs = this.client.serverClock.skewMs();
-    const newest = this.newestStartedMs;
-    const tenths = (ms: number) => Math.round(ms / 100) / 10;
-    return {
-      clockSkewSeconds: skewMs === null ? null : tenths(skewMs),
-      newestStartedAt: newest === null ? null : new Date(newest).toISOString(),
-      newestAheadSeconds: newest === null ? null : tenths(newest - this.serverNow().getTime()),
-    };
+  private clockReading(): ClockReading {
+    return readClock(this.client.serverClock.skewMs(), this.newestStartedMs, this.serverNow());
   }
 
   private get aborted(): boolean {
@@ -476,16 +470,6 @@ export class SyncRun {
       throw err;
     }
   }
-}
-
-/** The latest started_at among `items` (summaries or instants in ms), at most `atMostMs`; null when none. */
-function newestStartedMs(items: Iterable<{ started_at: string } | number>, atMostMs = Infinity): number | null {
-  let newest: number | null = null;
-  for (const item of items) {
-    const ms = typeof item === 'number' ? item : Date.parse(item.started_at);
-    if (Number.isFinite(ms) && ms <= atMostMs && (newest === null || ms > newest)) newest = ms;
-  }
-  return newest;
 }
 
 function iso(ms: number): string {
