@@ -116,3 +116,24 @@ describe('check against a server whose times are not this machine’s', () => {
     expect(Math.abs(plainTs.clockSkewSeconds)).toBeLessThanOrEqual(2);
   });
 });
+
+describe('a backfill on a server two hours behind', () => {
+  it('lists exactly its --since..--until window on the server’s times, moves no watermark, and a plain sync then stores the rest', async () => {
+    const sim = await simulator({ seed: 63, conversations: 120, clockSkewSeconds: -7200 });
+    const dbPath = tempDb();
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
+    const starts = sim.dataset.conversations.map((c) => Date.parse(c.started_at)).sort((a, b) => b - a);
+    const since = new Date(starts[80]!).toISOString();
+    const until = new Date(starts[20]!).toISOString();
+    const backfill = await runCli(['sync', '--since', since, '--until', until, '--json'], env);
+    expect(backfill.code, backfill.stderr).toBe(0);
+    expect((JSON.parse(backfill.stdout) as SyncSummary).windowTo).toBe(until);
+    const inWindow = sim.dataset.conversations.filter((c) => Date.parse(c.started_at) >= Date.parse(since) && Date.parse(c.started_at) <= Date.parse(until));
+    expect([...(await storedIds(dbPath))].sort()).toEqual(inWindow.map((c) => c.id).sort());
+    expect(await Database.with(dbPath, (db) => db.all(`SELECT * FROM listing_watermarks`), { readOnly: true })).toEqual([]);
+
+    const plain = await syncRun(sim, dbPath);
+    expect(plain.summary.status).toBe('ok');
+    await expectStoreMatches(dbPath, everything(sim));
+  });
+});
