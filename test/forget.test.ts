@@ -236,7 +236,9 @@ describe('the erasure covers the schema', () => {
     const columns = await Database.with(
       db,
       (d) => d.all<{ table_name: string; column_name: string }>(
+        // tables only: a view (conversations_named) holds no rows of its own to erase
         `SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database()
+           AND table_name IN (SELECT table_name FROM duckdb_tables() WHERE database_name = current_database())
            AND (column_name = 'conversation_id' OR (column_name = 'id' AND table_name LIKE '%conversation%'))`,
       ),
       { readOnly: true },

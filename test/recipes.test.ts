@@ -73,7 +73,7 @@ function expectReports(dir: string): void {
     .map((f) => f.replace(/\.sql$/, '.csv'))
     .sort();
   expect(existsSync(dir), `${dir} exists`).toBe(true);
-  expect(readdirSync(dir).sort()).toEqual(expected);
+  expect(readdirSync(dir).sort()).toEqual([...expected, 'columns.md'].sort());
   for (const f of expected) expect(readFileSync(join(dir, f), 'utf8').split('\n')[0]!.length).toBeGreaterThan(0);
 }
 
@@ -170,6 +170,37 @@ describe('the cron line', () => {
     const r = await runCron(sim, m, work);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(summaries(readFileSync(join(work, 'sync.jsonl'), 'utf8'))).toEqual([expect.objectContaining({ status: 'errors', exitCode: 1 })]);
+    expectReports(join(work, 'reports'));
+  }, 120_000);
+
+  it('started again while the last run still syncs: that sync is skipped (exit 75), no reports, then the first one writes them', async () => {
+    // slow details keep the first run syncing for seconds
+    const sim = await simulator({ latency: { detailMs: 2_000 } });
+    const m = machine(sim);
+    const work = join(m.root, 'srv');
+    mkdirSync(work);
+    const lock = join(work, 'convoduck.duckdb.sync-lock');
+    const first = runCron(sim, m, work);
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(lock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(lock), 'the first run took the sync lock').toBe(true);
+
+    const second = await runCron(sim, m, work);
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(existsSync(lock), 'the first run was still syncing when the second ended').toBe(true);
+    const skipped = summaries(readFileSync(join(work, 'sync.jsonl'), 'utf8'));
+    expect(skipped).toEqual([expect.objectContaining({ status: 'skipped', exitCode: 75 })]);
+    expect(skipped[0]!.error).toMatch(/^another convoduck sync \(pid \d+\) is already writing this database: this run is skipped/);
+    expect(existsSync(join(work, 'reports')), 'no reports after a skipped sync').toBe(false);
+    expect(readFileSync(join(work, 'sync.log'), 'utf8')).not.toMatch(/rows →/);
+
+    const done = await first;
+    expect(done.code, done.stdout + done.stderr).toBe(0);
+    expect(summaries(readFileSync(join(work, 'sync.jsonl'), 'utf8')).map((s) => [s.status, s.exitCode])).toEqual([
+      ['skipped', 75],
+      ['ok', 0],
+    ]);
+    await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(work, 'reports'));
   }, 120_000);
 });

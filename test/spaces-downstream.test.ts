@@ -119,6 +119,15 @@ describe('query', () => {
     expect(JSON.parse(all.stdout)[0].conversations).toBe(SIZES.reduce((x, y) => x + y, 0));
   });
 
+  it('--space: the view conversations_named holds only those spaces’ rows, each with its agent’s name', async () => {
+    const b = sims[1]!;
+    const sql = `SELECT count(*) AS n, count(DISTINCT space) AS spaces, count(agent_name) AS named FROM conversations_named`;
+    const one = await runCli(['query', '--format', 'json', '--space', b.space, sql], env);
+    expect(one.code, one.stderr).toBe(0);
+    const n = expected(b).conversations;
+    expect(JSON.parse(one.stdout)).toEqual([{ n, spaces: 1, named: n }]);
+  });
+
   it('an unknown slug: one line listing the known ones, exit 2', async () => {
     const res = await runCli(['query', '--space', 'nowhere', 'SELECT 1'], env);
     expect(res.code).toBe(2);

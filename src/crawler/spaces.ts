@@ -9,7 +9,7 @@ import { AuthError } from '../api/client.js';
 import type { ApiClient } from '../api/client.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { checkWritableDatabase } from '../store/database.js';
-import { acquireSyncLock } from '../store/sync-lock.js';
+import { waitForSyncLock } from '../store/sync-lock.js';
 import {
   countersOfFailedRun,
   crawlSpace,
@@ -97,7 +97,7 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
   const needed = options.spaces.map((t) => only === null || t.slug === undefined || only.has(t.slug));
   if (only !== null && options.spaces.every((t) => t.slug !== undefined)) refuseUnknown(only, configured, []);
 
-  const lock = acquireSyncLock(options.dbPath);
+  const lock = await waitForSyncLock(options.dbPath, options.lockWaitMs ?? 0, options.signal);
   const clients: ApiClient[] = [];
   const writer = new BatchWriter(options.dbPath);
   try {

@@ -77,6 +77,7 @@ export class SyncRun {
   private readonly deleted: DeletedConversation[] = [];
   private errorCount = 0;
   private phase: SyncPhase = 'dimensions';
+  private phaseStartRequests = 0;
   private fatal: unknown = null;
   private window: SyncProgress['window'] = null;
   /** the most a list page has held: the served page size, for the pages still to list */
@@ -259,6 +260,7 @@ export class SyncRun {
 
   private setPhase(phase: SyncPhase): void {
     this.phase = phase;
+    this.phaseStartRequests = this.client.stats.requests;
     this.report();
   }
 
@@ -282,6 +284,7 @@ export class SyncRun {
       detailsDone: this.detailsDone,
       detailsTotal: this.detailsTotal,
       requests: stats.requests,
+      phaseRequests: stats.requests - this.phaseStartRequests,
       throttled: stats.throttled,
       errors: this.errorCount,
       startedAt: this.startedAt,

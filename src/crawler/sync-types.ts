@@ -41,6 +41,8 @@ export interface CrawlOptions {
   redactAtRest?: Redaction | null;
   /** a space turning redaction at rest on held clear text: that many stored bodies were redacted, the file rewritten */
   onStoredRedacted?: (space: string, bodies: number) => void;
+  /** how long to wait for another sync of the database to end before giving up (default 0: at once) */
+  lockWaitMs?: number;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;
@@ -71,6 +73,8 @@ export interface SyncProgress {
   detailsDone: number;
   detailsTotal: number;
   requests: number;
+  /** requests sent since this phase began (its own pace, apart from the phases before it) */
+  phaseRequests?: number;
   throttled: number;
   errors: number;
   startedAt: Date;

@@ -65,8 +65,13 @@ async function copyTables(db: Database): Promise<void> {
         : `CREATE TABLE fresh.main.${t} AS SELECT * FROM store.main.${t}`, // a table of the user's own
     );
   }
-  // views of the user's own, as they were defined
-  const views = await db.all<{ sql: string }>(`SELECT sql FROM duckdb_views() WHERE database_name = 'store' AND NOT internal AND NOT temporary`);
+  // views of the user's own, as they were defined (convoduck's own the fresh file has already)
+  const ownViews = new Set(
+    (await db.all<{ view_name: string }>(`SELECT view_name FROM duckdb_views() WHERE database_name = 'fresh' AND NOT internal`)).map((r) => r.view_name),
+  );
+  const views = (
+    await db.all<{ view_name: string; sql: string }>(`SELECT view_name, sql FROM duckdb_views() WHERE database_name = 'store' AND NOT internal AND NOT temporary`)
+  ).filter((v) => !ownViews.has(v.view_name));
   if (views.length > 0) {
     await db.run('USE fresh');
     for (const v of views) await db.run(v.sql);

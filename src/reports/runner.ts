@@ -21,6 +21,7 @@ import { outputSelectList, quoteIdent, quoteLiteral, type ColumnInfo } from './f
 import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
 import { resolveParams } from './resolve.js';
 import { createSharedRelations, loadSharedRelations } from './shared.js';
+import { parquetKvMetadata, writeColumnDocs } from './column-docs.js';
 import { reportBody } from './sql-file.js';
 
 export interface RunReportsOptions {
@@ -99,7 +100,8 @@ function editDistance(a: string, b: string): number {
 export async function runReports(options: RunReportsOptions): Promise<ReportResult[]> {
   const format = options.format ?? 'csv';
   if (options.excel && format !== 'csv') throw new InvalidInputError('--excel only applies to --format csv');
-  const reports = selectReports(loadCatalog(options.customSqlDir, options.sqlDir), options.names);
+  const catalog = loadCatalog(options.customSqlDir, options.sqlDir);
+  const reports = selectReports(catalog, options.names);
   const shared = loadSharedRelations(options.sharedSqlDir);
 
   const read = { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait };
@@ -127,6 +129,7 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
       attempt.committed = true; // a file is written and announced: no second try from the top
       options.onReport?.(result);
     }
+    writeColumnDocs(options.outDir, catalog);
     return results;
   });
 }
@@ -175,7 +178,7 @@ ${sql}
           ? await streamBound(connection, select, pick(values, params), pick(BIND_TYPES, params), (result) => writeCsv(result, temporary, options))
           : await copyCsv(connection, { names: plan.names, lines: plan.lines }, { values: pick(values, params), types: pick(BIND_TYPES, params) }, temporary, options);
     } else {
-      const copyOptions = options.format === 'json' ? 'FORMAT json, ARRAY true' : 'FORMAT parquet';
+      const copyOptions = options.format === 'json' ? 'FORMAT json, ARRAY true' : `FORMAT parquet, ${parquetKvMetadata(report)}`;
       ({ count: rows } = await runBound(
         connection,
         `COPY (${select}) TO $${OUTPUT_PATH_PARAM} (${copyOptions})`,

@@ -4,7 +4,7 @@
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { chmodSync, closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL } from './schema.js';
 import { DatabaseBusyError, StoreError } from '../shared/errors.js';
 import { upgradeNotice } from './upgrade-notice.js';
 
@@ -248,6 +248,8 @@ export class Database {
         for (let version = stored + 1; version <= SCHEMA_VERSION; version++) {
           await this.connection.run(MIGRATIONS[version]!);
         }
+        // the views read the tables as the last migration left them: a new file gets them now
+        if (!existing?.n) await this.connection.run(VIEWS_SQL);
         await this.connection.run(`INSERT OR REPLACE INTO convoduck_meta VALUES ('schema_version', ?)`, [String(SCHEMA_VERSION)]);
       }),
     );

@@ -11,7 +11,7 @@ import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT
 /** Parts the figures of a stored database are worked out in (schemas 12 and 13). */
 const TURN_FIGURES_PARTS = 16;
 
-export const SCHEMA_VERSION = 15;
+export const SCHEMA_VERSION = 16;
 
 /** conversation_figures worked out from the stored rows part by part, so that each part's groups fit the writer's memory. */
 const FIGURES_IN_PARTS = Array.from(
@@ -35,6 +35,23 @@ export const PUBLIC_TABLES = [
   'sync_errors',
 ] as const;
 export type PublicTable = (typeof PUBLIC_TABLES)[number];
+
+/**
+ * Views users query: the conversations with what a newcomer asks for first, their agent's name,
+ * without a join to guess. Not exported (`export` writes the tables they read) and never rebuilt:
+ * a view holds no rows. Its columns are listed, not `c.*`, so a column added to conversations
+ * later is added here by a migration that replaces the view.
+ */
+export const PUBLIC_VIEWS = ['conversations_named'] as const;
+
+export const VIEWS_SQL = `
+CREATE OR REPLACE VIEW conversations_named AS
+SELECT c.id, c.space, c.agent_id, a.name AS agent_name, c.channel, c.direction, c.session_ref, c.page_url,
+       c.started_at, c.ended_at, c.duration_sec, c.message_count, c.outcome, c.summary, c.is_final,
+       c.listed_at, c.detail_fetched_at, c.detail_state, c.deleted_at, c.conversation_key
+FROM conversations c
+LEFT JOIN agents a ON a.id = c.agent_id;
+`;
 
 /** Tables derived from the raw ones, rebuilt by `rebuild`. */
 export const DERIVED_CONVERSATION_TABLES = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits', 'detail_drift'] as const;
@@ -279,10 +296,12 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         SELECT COLUMNS(c -> c <> 'conversation_key'), ${conversationKeySql('conversation_id')} AS conversation_key
         FROM conversation_figures_v13;
       DROP TABLE conversation_figures_v13;`,
+  // conversations_named: the conversations with their agent's name (a new database gets it from migrate()).
+  15: VIEWS_SQL,
   // Listing follows the server's timeline. A watermark set on this machine's clock resumes from the
   // newest started_at the server had sent up to it (a lower point only lists more); a space with
   // nothing stored under it is listed in full once.
-  15: `ALTER TABLE listing_watermarks ADD COLUMN IF NOT EXISTS listed_newest TIMESTAMPTZ;
+  16: `ALTER TABLE listing_watermarks ADD COLUMN IF NOT EXISTS listed_newest TIMESTAMPTZ;
       UPDATE listing_watermarks w SET listed_newest = (
         SELECT max(c.started_at) FROM conversations c WHERE c.space = w.space AND c.started_at <= w.listed_to);
       ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS clock_skew_seconds DOUBLE;

@@ -80,7 +80,8 @@ export async function limitToSpaces(db: Connected, spaces: readonly string[]): P
     if (!byTable.has(c.table_name)) byTable.set(c.table_name, new Set());
     byTable.get(c.table_name)!.add(c.column_name);
   }
-  const tables = new Set(await tableNames(db));
+  // a view with a space column (conversations_named) is shadowed too, like a table
+  const tables = new Set([...(await tableNames(db)), ...(await viewNames(db))]);
   const parent = {
     conversation_id: `SELECT id FROM ${main}.conversations WHERE space IN ${list}`,
     agent_id: `SELECT id FROM ${main}.agents WHERE space IN ${list}`,
@@ -105,6 +106,14 @@ async function tableNames(db: Connected): Promise<string[]> {
     `SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'`,
   );
   return rows.map((r) => r.table_name);
+}
+
+async function viewNames(db: Connected): Promise<string[]> {
+  const rows = await rowsOf<{ view_name: string }>(
+    db,
+    `SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal AND NOT temporary`,
+  );
+  return rows.map((r) => r.view_name);
 }
 
 function ident(name: string): string {

@@ -57,6 +57,16 @@ describe('the ETA', () => {
     expect(etaSeconds({ requestsLeft: 20, rate: { ...rate, inWindow: 10 }, waiting: null })).toBeCloseTo(120, 0);
     expect(etaSeconds({ requestsLeft: 20, rate: { ...rate, inWindow: 0 }, waiting: null })).toBeNull();
   });
+  it('shows none on a young run’s first lines, when its few sends say nothing of its pace', () => {
+    // the first details line of a run under a 600/min budget: 14 sends (agents, tools, list pages) in its first 3 s
+    const young = { inWindow: 14, budget: 600, windowMs: 60_000, leaveInMs: Array.from({ length: 14 }, (_, i) => 57_000 + i * 200) };
+    expect(etaSeconds({ requestsLeft: 400, rate: young, waiting: null })).toBeNull();
+    expect(describeLine(progress({ detailsDone: 0, detailsTotal: 400, requestsLeft: 400, rate: young }))).not.toContain('ETA');
+    // 200 sends over the last 20 s: a pace of 10 a second, so 400 more take 40 s
+    const steady = { inWindow: 200, budget: 600, windowMs: 60_000, leaveInMs: Array.from({ length: 200 }, (_, i) => 40_000 + i * 100) };
+    expect(etaSeconds({ requestsLeft: 400, rate: steady, waiting: null })).toBeCloseTo(40, 0);
+    expect(describeLine(progress({ detailsDone: 200, detailsTotal: 600, requestsLeft: 400, rate: steady }))).toContain('ETA 40s');
+  });
   it('counts down while the limiter waits for its next slot, rather than freezing', () => {
     const at = (nextInMs: number) =>
       etaSeconds({ requestsLeft: 45, rate: { inWindow: 19, budget: 19, windowMs: 20_000 }, waiting: { reason: 'own-window', forMs: 20_000 - nextInMs, nextInMs } });

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { parsePositiveInt } from '../parse.js';
 import { formatDuration, progressPrinter } from '../sync/progress.js';
 import { loadHtmlReport } from './report-html.js';
+import { createOutputDir } from '../../shared/output-dir.js';
 
 /** The demo's report.html covers this many days (the simulator holds 28). */
 const DEMO_PAGE_DAYS = 14;
@@ -57,7 +58,7 @@ export function registerDemo(program: Command): void {
         import('../../reports/index.js'),
         import('../../query/query.js'),
       ]);
-      mkdirSync(dbDir, { recursive: true, mode: 0o700 });
+      createOutputDir(dbDir, 0o700, { flag: '--dir' });
       rmSync(dbPath, { force: true });
       rmSync(`${dbPath}.wal`, { force: true });
 
@@ -95,7 +96,8 @@ export function registerDemo(program: Command): void {
       out.write(
         `\nDone in ${formatDuration((Date.now() - started) / 1000)}. Reports: ${relative(process.cwd(), outDir) || '.'}/*.csv.\n` +
           `Open ${relative(process.cwd(), page!.path)} in a browser: the last ${DEMO_PAGE_DAYS} days on one page. Try:\n` +
-          `  npx convoduck query --db ${db} "SELECT outcome, count(*) AS n FROM conversations GROUP BY ALL ORDER BY n DESC"\n` +
+          `  npx convoduck query --db ${db} "SELECT agent_name, count(*) AS n FROM conversations_named GROUP BY ALL ORDER BY n DESC"\n` +
+          `  npx convoduck query --db ${db} "SELECT agent_name, outcome, count(*) AS n FROM conversations_named GROUP BY ALL ORDER BY ALL"\n` +
           `  npx convoduck query --db ${db} "SELECT speaker, text FROM transcript_turns WHERE conversation_id = (SELECT id FROM conversations WHERE outcome = 'transferred' LIMIT 1) ORDER BY seq"\n` +
           `  npx convoduck query --db ${db} --format json "SELECT slug, status, count(*) AS calls FROM tool_calls GROUP BY ALL ORDER BY calls DESC LIMIT 5"\n`,
       );

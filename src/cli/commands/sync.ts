@@ -33,6 +33,7 @@ export function registerSync(program: Command): void {
     .option('--erase-deleted', 'after the sync, erase conversations deleted at the source (as `forget` does)')
     .option('--redact-at-rest', 'redact each conversation before it is stored, for good (key: $CONVODUCK_REDACT_KEY[_FILE]; default: $CONVODUCK_REDACT_AT_REST)')
     .option('--no-redact-at-rest', 'do not, even when CONVODUCK_REDACT_AT_REST is set (refused for a space stored redacted)')
+    .option('--wait <duration>', 'while another sync writes the database, wait up to this long for it (default: skip this run at once, exit 75)')
     .option('--json', 'print the run summary as JSON on stdout')
     .option('--config <file>', 'crawl every [[space]] of this TOML file into the database (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space of the config (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
@@ -73,7 +74,8 @@ it, or with another key, is refused (exit 2). Turned on for a space stored in cl
 redacts what is stored and rewrites the file, so that no clear byte remains.
 
 Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad settings,
-3 the API refused the key (401/403), 130 interrupted (what was fetched is kept).
+3 the API refused the key (401/403), 75 skipped: another sync was writing the database
+(--wait 10m waits for it first), 130 interrupted (what was fetched is kept).
 With several spaces: 3 when any key was refused or could not be read (that space is
 skipped, the others run), 1 for any other recorded error.
 A listing that does not add up (the server counts more conversations than it serves) exits 1

@@ -2,6 +2,7 @@
 // gap's line, the one-line problem of a run that was not ok, and its flags.
 
 import type { ListingGapSummary, SyncSummary } from '../../crawler/sync.js';
+import { SyncLockedError } from '../../store/sync-lock.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import type { RunFlags } from './flags.js';
 import { formatDuration } from './progress.js';
@@ -25,10 +26,20 @@ export function problemOf(summary: SyncSummary): string | null {
 
 /** convoduck's own errors as everywhere; anything else ended the run, and what was fetched is kept. */
 export function translate(err: unknown): CliError {
+  if (err instanceof SyncLockedError) return new CliError(describeSkipped(err), EXIT.busy);
   const known = toCliError(err);
   if (known) return known;
   const message = err instanceof Error ? err.message : String(err);
   return new CliError(`sync failed: ${message.split('\n')[0]} (what was fetched is kept; run sync again to resume)`, EXIT.failed);
+}
+
+/** Why this sync left the database alone, and what comes next. */
+export function describeSkipped(err: SyncLockedError): string {
+  const waited = err.waitedMs > 0 ? ` (still after waiting ${formatDuration(err.waitedMs / 1000)})` : '';
+  return (
+    `another convoduck sync (pid ${err.pid}) is already writing this database${waited}: this run is skipped, ` +
+    `the database left to it (--wait DURATION waits for it; if no such process exists, delete ${err.lockPath})`
+  );
 }
 
 /** The one line that says which window is short, by how many, and what happens next. */

@@ -8,8 +8,8 @@ import { AuthError } from '../../api/client.js';
 import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../../crawler/spaces.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { resolveDbPath } from '../config/db-path.js';
-import { describeClock, describeListingGap, describeSummary, problemOf, type SyncFlags } from './describe.js';
-import { CliError, EXIT, toCliError } from '../errors.js';
+import { describeClock, describeListingGap, describeSummary, problemOf, translate, type SyncFlags } from './describe.js';
+import { EXIT } from '../errors.js';
 import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 import { spacesProgressPrinter } from './spaces-progress.js';
 import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './outcome.js';
@@ -56,6 +56,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
           full: run.full,
           retrySetAside: run.retrySetAside,
           overlapMs: run.overlapMs,
+          lockWaitMs: run.lockWaitMs,
           onStoredRedacted: storedRedacted(dbPath),
           signal,
           onProgress: progress.update,
@@ -102,7 +103,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     }
     process.exitCode = exitCode;
   } catch (err) {
-    const known = toCliError(err) ?? new CliError(`sync failed: ${firstLine(err)} (what was fetched is kept; run sync again to resume)`, EXIT.failed);
+    const known = translate(err);
     known.message = redact(known.message, keys);
     if (flags.json) {
       const outcome = { status: statusOf(known.exitCode), exitCode: known.exitCode, error: known.message.split('\n')[0]!, spaces: [] };
@@ -147,6 +148,7 @@ function exitCodeOf(outcomes: SpaceOutcome[]): number {
 function statusOf(exitCode: number): SyncOutcomeStatus {
   if (exitCode === EXIT.ok) return 'ok';
   if (exitCode === EXIT.usage) return 'usage';
+  if (exitCode === EXIT.busy) return 'skipped';
   if (exitCode === EXIT.auth) return 'refused';
   if (exitCode === INTERRUPTED_EXIT) return 'interrupted';
   return 'errors';

@@ -1,4 +1,4 @@
-// Schema 15: listing follows the server's timeline. A database of schema 14 holds a watermark set
+// Schema 16: listing follows the server's timeline. A database of schema 15 holds a watermark set
 // on this machine's clock; against a server whose clock runs two hours behind, that watermark lies
 // past everything the server will write for two hours, and the conversations arriving meanwhile
 // were never listed. Upgraded, the space resumes from the newest started_at the server had sent.
@@ -9,17 +9,17 @@ import { runCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 
-const { simulator, tempDb } = scratch('schema-15', { rateLimit: 100_000 });
+const { simulator, tempDb } = scratch('schema-16', { rateLimit: 100_000 });
 
-describe('schema 15', () => {
+describe('schema 16', () => {
   it('moves a watermark set on this machine’s clock onto the server’s timeline, and the next sync finds what arrived', async () => {
-    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(15);
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(16);
     const sim = await simulator({ seed: 15, conversations: 150, clockSkewSeconds: -7200 });
     const dbPath = tempDb();
     const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
     expect((await runCli(['sync'], env)).code).toBe(0);
 
-    // The file as schema 14 left it: the watermark at the run's start on this machine's clock, and
+    // The file as schema 15 left it: the watermark at the run's start on this machine's clock, and
     // a watermark of a space with nothing stored.
     const newestStored = await Database.with(dbPath, async (db) => {
       const run = await db.one<{ started_at: string }>(`SELECT started_at::VARCHAR AS started_at FROM sync_runs`);
@@ -27,7 +27,7 @@ describe('schema 15', () => {
       await db.run(`CREATE TABLE listing_watermarks (space VARCHAR PRIMARY KEY, listed_to TIMESTAMPTZ NOT NULL)`);
       await db.run(`INSERT INTO listing_watermarks VALUES (?, ?::TIMESTAMPTZ), ('nothing-stored', ?::TIMESTAMPTZ)`, [sim.space, run!.started_at, run!.started_at]);
       await db.run(`ALTER TABLE sync_runs DROP COLUMN clock_skew_seconds; ALTER TABLE sync_runs DROP COLUMN newest_started_at`);
-      await db.run(`UPDATE convoduck_meta SET value = '14' WHERE key = 'schema_version'`);
+      await db.run(`UPDATE convoduck_meta SET value = '15' WHERE key = 'schema_version'`);
       return (await db.one<{ ms: number }>(`SELECT epoch_ms(max(started_at))::DOUBLE AS ms FROM conversations`))!.ms;
     });
     // The watermark lies two hours past the server's newest conversation.
