@@ -2,6 +2,7 @@
 // (ok, warn, fail, skip) with a one-line message and the measured values. No I/O.
 
 import { normaliseDetail } from '../store/normalise.js';
+import { clockClauses, type ClockSeen } from './clock-finding.js';
 
 export type FindingStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -75,7 +76,22 @@ export function collectTimestamps(listItems: readonly unknown[], detail: unknown
   return out;
 }
 
-export function judgeTimestamps(examples: readonly string[]): Finding {
+/**
+ * How the server writes its timestamps, and (given `clock`) how its clock and its newest
+ * conversation stand against this machine's: a skew over a minute is a warning (a sync lists on the
+ * server's times and loses nothing, but the server's times are off).
+ */
+export function judgeTimestamps(examples: readonly string[], clock?: ClockSeen): Finding {
+  const finding = judgeTimestampForms(examples);
+  if (!clock) return finding;
+  const values = { ...finding.values, clockSkewSeconds: clock.skewSeconds, newestAheadSeconds: clock.newestAheadSeconds };
+  const off = clockClauses(clock);
+  if (off.length === 0 || finding.status === 'fail') return { ...finding, values };
+  const message = `${finding.status === 'skip' ? 'timestamps' : finding.message}; ${off.join('; ')} (sync lists on the server's times)`;
+  return { ...finding, status: 'warn', message, values };
+}
+
+function judgeTimestampForms(examples: readonly string[]): Finding {
   const counts: Record<TimestampZone, number> = { utc: 0, offset: 0, local: 0, unreadable: 0 };
   const firstOf: Partial<Record<TimestampZone, string>> = {};
   let maxFraction = 0;

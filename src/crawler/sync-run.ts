@@ -11,8 +11,8 @@ import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
 import { describeShortWindow, recordListingGaps } from '../store/listing-gaps.js';
 import { countMissingDetails, countPendingDetails, pendingDetails, PLAN_CHUNK, type PendingDetails } from '../store/pending-details.js';
-import { DEFAULT_OVERLAP_MS, getWatermark, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
-import { finishRun, recordErrors, startRun, updateRun, type RunCounters, type SyncErrorRecord } from '../store/sync-runs.js';
+import { DEFAULT_OVERLAP_MS, getListedNewest, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
+import { finishRun, recordErrors, recordRunClock, startRun, updateRun, type RunCounters, type SyncErrorRecord } from '../store/sync-runs.js';
 import { fetchedDetail, markDeleted, saveListPage, type DeletedConversation, type FetchedDetail, type StoredAt } from '../store/writes.js';
 import type { Database } from '../store/database.js';
 import { checkAtRest, clearTextError, recordAtRest } from '../store/redaction-at-rest.js';
@@ -22,8 +22,9 @@ import { rememberFailedRun } from './failed-runs.js';
 import { ListedBodies } from './listed-bodies.js';
 import { DimensionCrawl } from './dimensions.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
-import { planWindow } from './plan.js';
+import { endFromFirstPage, nextListedNewest, planWindow, type ListWindow } from './plan.js';
 import { SendWait } from './send-wait.js';
+import { newestStartedMs, readClock, type ClockReading } from './server-timeline.js';
 import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync-types.js';
 import { unreadableBody } from './unreadable-body.js';
 import { DETAIL_BYTES_HELD, DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
@@ -61,6 +62,8 @@ export class SyncRun {
   private pageSize = 0;
   private readonly sendWait = new SendWait();
   private dimensions: DimensionCrawl | null = null;
+  /** the newest started_at the listing served inside its window (null: none) */
+  private newestStartedMs: number | null = null;
 
   constructor(
     private readonly options: CrawlOptions,
@@ -77,23 +80,27 @@ export class SyncRun {
     this.space = this.resources.space ?? (await this.client.getSpace()).slug;
     await this.resources.onSpace?.(this.space);
     const atRest = this.options.redactAtRest ?? null;
-    const { window, runId } = await this.writer.write(async (db) => {
+    // The server's timeline decides what was listed: its clock as its Date headers show it so far.
+    const serverNow = this.client.serverClock.serverNow(this.startedAt);
+    const { planned, listedNewest, runId } = await this.writer.write(async (db) => {
       // before the run's first write: a refused run leaves the file as it was
       const state = await checkAtRest(db, this.space, atRest, this.options.dbPath);
       if (state === 'clear-text') throw clearTextError(this.space, this.options.dbPath);
-      const window = planWindow({
-        now: this.startedAt,
-        watermark: await getWatermark(db, this.space),
+      const listedNewest = await getListedNewest(db, this.space);
+      const planned = planWindow({
+        now: serverNow,
+        watermark: listedNewest,
         overlapMs: this.options.overlapMs ?? DEFAULT_OVERLAP_MS,
         since: this.options.since,
         until: this.options.until,
         full: this.options.full,
       });
-      const runId = await startRun(db, this.startedAt, this.space, window.from, window.to);
+      const runId = await startRun(db, this.startedAt, this.space, planned.from, planned.to);
       if (state === 'turn-on' && atRest) await recordAtRest(db, this.space, this.startedAt, runId, atRest);
-      return { window, runId };
+      return { planned, listedNewest, runId };
     });
     this.runId = runId;
+    let window: ListWindow = planned;
     this.window = { from: window.from?.toISOString() ?? null, to: window.to.toISOString() };
 
     let status: SyncStatus = 'ok';
@@ -103,17 +110,29 @@ export class SyncRun {
       await this.syncDimensions();
       this.setPhase('listing');
       const lister = (this.lister = this.newLister());
-      complete = await lister.list({ fromMs: window.from?.getTime() ?? null, toMs: window.to.getTime() });
+      const fromMs = window.from?.getTime() ?? null;
+      let firstPage: ListedPage | undefined;
+      if (endFromFirstPage({ now: serverNow, until: this.options.until })) {
+        // No `to` on the first page: whatever the server holds, however its times run against
+        // this machine's, is in it; the window then ends at its newest, or the server's now if later.
+        firstPage = await this.listPage({ fromMs, toMs: null }, 1);
+        window = { ...window, to: new Date(Math.max(this.serverNow().getTime(), newestStartedMs(firstPage.data) ?? -Infinity)) };
+        this.window = { from: window.from?.toISOString() ?? null, to: window.to.toISOString() };
+      }
+      if (!this.aborted) complete = await lister.list({ fromMs, toMs: window.to.getTime() }, firstPage);
+      this.newestStartedMs = newestStartedMs(lister.seen.values(), window.to.getTime());
+      await this.commit((db) => recordRunClock(db, this.runId, { windowTo: window.to, ...this.clockReading() }));
       this.listed = lister.seen.size;
       this.listTotal = lister.total;
       this.lister = null;
       gap = await this.recordShortWindows(lister, window.advancesWatermark);
       if (complete && gap === null && !this.aborted) await this.markVanished(window, lister.seen);
+      const resumeAt = nextListedNewest(listedNewest, this.newestStartedMs, this.serverNow());
       lister.seen.clear(); // 100,000 ids: memory the details phase does not need
       this.listedBodies.clear();
       // The watermark moves only over a window that added up in full.
       if (complete && gap === null && window.advancesWatermark && !this.aborted) {
-        await this.commit((db) => setWatermark(db, window.to, this.space));
+        await this.commit((db) => (resumeAt ? setWatermark(db, window.to, this.space, resumeAt) : Promise.resolve()));
       }
       if (this.options.details?.kind !== 'none' && !this.aborted) {
         await this.fetchDetails();
@@ -159,8 +178,19 @@ export class SyncRun {
       errors: c.errors,
       listingShortfall: gap ? gap.counted - gap.served : 0,
       listingGap: gap,
+      ...this.clockReading(),
       seconds: (this.now().getTime() - this.startedAt.getTime()) / 1000,
     };
+  }
+
+  /** The server's now at this run's start, as its Date headers have shown its clock so far. */
+  private serverNow(): Date {
+    return this.client.serverClock.serverNow(this.startedAt);
+  }
+
+  /** The server's clock against this machine's, and the newest conversation it sent, as a run records them. */
+  private clockReading(): ClockReading {
+    return readClock(this.client.serverClock.skewMs(), this.newestStartedMs, this.serverNow());
   }
 
   private get aborted(): boolean {
@@ -288,9 +318,10 @@ export class SyncRun {
     await this.dimensions.run();
   }
 
-  /** Fetches one page of a window at the largest page size the API allows, and stores it. */
-  private async listPage(window: TimeWindow, page: number): Promise<ListedPage> {
-    const query: Record<string, string | number> = { to: iso(window.toMs), page, per_page: MAX_PER_PAGE };
+  /** Fetches one page of a window (toMs null: no upper end) at the largest page size the API allows, and stores it. */
+  private async listPage(window: { fromMs: number | null; toMs: number | null }, page: number): Promise<ListedPage> {
+    const query: Record<string, string | number> = { page, per_page: MAX_PER_PAGE };
+    if (window.toMs !== null) query.to = iso(window.toMs);
     if (window.fromMs !== null) query.from = iso(window.fromMs);
     const listedAt = this.now();
     const response = await this.client.listPage<ConversationSummary>(

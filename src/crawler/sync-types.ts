@@ -114,6 +114,12 @@ export interface SyncSummary extends RunCounters {
   listingShortfall: number;
   /** the span of the windows that did not add up, or null */
   listingGap: ListingGapSummary | null;
+  /** the server's clock (its Date header) minus this machine's, in seconds; null without a Date header */
+  clockSkewSeconds: number | null;
+  /** the newest started_at the listing served (ISO), or null when its window held none */
+  newestStartedAt: string | null;
+  /** how far newestStartedAt lies after the server's now at the run's start (seconds; negative: before it) */
+  newestAheadSeconds: number | null;
   seconds: number;
 }
 

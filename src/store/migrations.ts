@@ -54,7 +54,7 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         last_synced_at = try_cast(body->>'$.last_synced_at' AS TIMESTAMPTZ);`,
   // One watermark per space (listing_watermarks, created by SCHEMA_SQL). The single watermark of
   // a one-space database belongs to the space its rows carry; with several, to the run that set it.
-  4: `INSERT INTO listing_watermarks
+  4: `INSERT INTO listing_watermarks (space, listed_to)
       SELECT space, listed_to FROM (
         SELECT coalesce(
                  (SELECT any_value(space) FROM raw_listed_conversations HAVING count(DISTINCT space) = 1),
@@ -141,4 +141,12 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   // conversations_named: the conversations with their agent's name (a new database gets it from migrate()).
   15: VIEWS_SQL,
   16: ALERTS_DDL, // the alert tables (src/store/alert-tables.ts)
+  // Listing follows the server's timeline. A watermark set on this machine's clock resumes from the
+  // newest started_at the server had sent up to it (a lower point only lists more); a space with
+  // nothing stored under it is listed in full once.
+  17: `ALTER TABLE listing_watermarks ADD COLUMN IF NOT EXISTS listed_newest TIMESTAMPTZ;
+      UPDATE listing_watermarks w SET listed_newest = (
+        SELECT max(c.started_at) FROM conversations c WHERE c.space = w.space AND c.started_at <= w.listed_to);
+      ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS clock_skew_seconds DOUBLE;
+      ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS newest_started_at TIMESTAMPTZ;`,
 };

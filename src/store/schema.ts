@@ -9,7 +9,7 @@ import { REDACTION_AT_REST_DDL } from './redaction-at-rest.js';
 import { SEARCH_DDL } from './search-index/schema.js';
 import { CONVERSATION_FIGURES_DDL } from './figures.js';
 
-export const SCHEMA_VERSION = 16;
+export const SCHEMA_VERSION = 17;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -160,11 +160,13 @@ CREATE TABLE IF NOT EXISTS convoduck_meta (
   value VARCHAR
 );
 
--- Per space: conversations started up to listed_to were all listed (the end of the space's last
--- window that was listed completely). An incremental sync starts listing an overlap before it.
+-- Per space, on the server's timeline: conversations started up to listed_to were all listed (the
+-- end of the space's last window that was listed completely); listed_newest is the newest started_at
+-- the server had sent by then, never past its clock. An incremental sync starts an overlap before it.
 CREATE TABLE IF NOT EXISTS listing_watermarks (
   space VARCHAR PRIMARY KEY,
-  listed_to TIMESTAMPTZ NOT NULL
+  listed_to TIMESTAMPTZ NOT NULL,
+  listed_newest TIMESTAMPTZ
 );
 
 -- Each conversation as the list endpoint last returned it.
@@ -304,7 +306,9 @@ CREATE TABLE IF NOT EXISTS sync_runs (
   message VARCHAR,
   details_coerced INTEGER DEFAULT 0,
   details_set_aside INTEGER DEFAULT 0,
-  conversations_deleted INTEGER DEFAULT 0
+  conversations_deleted INTEGER DEFAULT 0,
+  clock_skew_seconds DOUBLE,
+  newest_started_at TIMESTAMPTZ
 );
 
 -- Windows whose listing did not add up: the server counted (server_count) more conversations

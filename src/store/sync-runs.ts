@@ -68,6 +68,23 @@ export async function startRun(
   return Number(row!.run_id);
 }
 
+/**
+ * The run's window end once its first page pinned it, how far the server's clock was from this
+ * machine's (seconds; null without a Date header) and the newest started_at it sent.
+ */
+export async function recordRunClock(
+  db: Database,
+  runId: number,
+  clock: { windowTo: Date; clockSkewSeconds: number | null; newestStartedAt: string | null },
+): Promise<void> {
+  await db.run(`UPDATE sync_runs SET window_to = ?::TIMESTAMPTZ, clock_skew_seconds = ?, newest_started_at = ?::TIMESTAMPTZ WHERE run_id = ?`, [
+    clock.windowTo.toISOString(),
+    clock.clockSkewSeconds,
+    clock.newestStartedAt,
+    runId,
+  ]);
+}
+
 /** The run's counters so far, into its sync_runs row. */
 export async function updateRun(db: Database, runId: number, c: RunCounters): Promise<void> {
   await db.run(

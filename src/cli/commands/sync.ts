@@ -4,7 +4,7 @@ import type { SyncSummary } from '../../crawler/sync.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { CliError, EXIT } from '../errors.js';
 import { preferSmallHeap } from '../../shared/heap.js';
-import { describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from '../sync/describe.js';
+import { describeClock, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from '../sync/describe.js';
 import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
 import { interruptible, parseRunFlags } from '../sync/flags.js';
@@ -90,6 +90,8 @@ and keeps the watermark, so the next run lists that window again.`,
       try {
         const { summary, dbPath, retention } = await runSync(flags, (key) => (apiKey = key));
         process.stderr.write(describeSummary(summary, dbPath) + '\n');
+        const clock = describeClock(summary);
+        if (clock) process.stderr.write(clock + '\n');
         if (summary.status !== 'interrupted') await (await import('../sync/retain-after-sync.js')).retainAfterSync(dbPath, [{ space: summary.space, ...retention }]);
         if (summary.listingGap) process.stderr.write(describeListingGap(summary.listingGap) + '\n');
         const exitCode = summary.status === 'ok' ? EXIT.ok : summary.status === 'interrupted' ? INTERRUPTED_EXIT : EXIT.failed;

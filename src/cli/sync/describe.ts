@@ -60,6 +60,27 @@ export function describeUnexpectedData(s: Pick<SyncSummary, 'detailsCoerced' | '
   return parts.length === 0 ? null : parts.join(', ');
 }
 
+/** Beyond this (seconds) a skew is said: the Date header's own precision and a slow response stay below it. */
+export const SKEW_WARN_SECONDS = 60;
+
+/**
+ * The one warning line of a server whose clock disagrees with this machine's by more than a minute,
+ * or whose newest conversation starts more than a minute after its own clock's now; null otherwise.
+ */
+export function describeClock(s: Pick<SyncSummary, 'clockSkewSeconds' | 'newestStartedAt' | 'newestAheadSeconds' | 'space'>): string | null {
+  const parts: string[] = [];
+  const skew = s.clockSkewSeconds;
+  if (skew !== null && Math.abs(skew) > SKEW_WARN_SECONDS) {
+    parts.push(`the server's clock (its Date header) runs ${formatDuration(Math.abs(skew))} ${skew < 0 ? 'behind' : 'ahead of'} this machine's`);
+  }
+  const ahead = s.newestAheadSeconds;
+  if (ahead !== null && ahead > SKEW_WARN_SECONDS) {
+    parts.push(`its newest conversation (${s.newestStartedAt}) starts ${formatDuration(ahead)} after the server's own now`);
+  }
+  if (parts.length === 0) return null;
+  return `convoduck: space ${s.space}: ${parts.join('; ')} — listing follows the server's times, nothing is lost; set the server's clock right`;
+}
+
 export function describeSummary(s: SyncSummary, dbPath: string): string {
   const lines = [
     `sync ${s.status === 'ok' ? 'done' : s.status} in ${formatDuration(s.seconds)} → ${dbPath}`,

@@ -8,7 +8,7 @@ import { AuthError } from '../../api/client.js';
 import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../../crawler/sync-spaces.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { resolveDbPath } from '../config/db-path.js';
-import { describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from './describe.js';
+import { describeClock, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from './describe.js';
 import { EXIT } from '../errors.js';
 import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 import { spacesProgressPrinter } from './spaces-progress.js';
@@ -80,6 +80,10 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     const skipped = unreadable.map((s) => `${s.keyProblem} (this space skipped; the others ran)`);
     const lines = [...summary.spaces.map((o) => lineOf(o, spaces[o.target]!)), ...skipped];
     for (const o of summary.spaces) if (o.summary) process.stderr.write(describeSummary(o.summary, dbPath) + '\n');
+    for (const o of summary.spaces) {
+      const clock = o.summary ? describeClock(o.summary) : null;
+      if (clock) process.stderr.write(redact(clock, keys) + '\n');
+    }
     for (const line of lines) if (line !== null) process.stderr.write(redact(`convoduck: ${line}`, keys) + '\n');
     const exitCode = skipped.length > 0 && exitCodeOf(summary.spaces) !== INTERRUPTED_EXIT ? EXIT.auth : exitCodeOf(summary.spaces);
     if (flags.json) {
