@@ -6,6 +6,7 @@ import type { IncidentOptions } from './incidents.js';
 import { defaultBurst, type RateAlgorithm } from './rate-limits.js';
 import { Rng, hashSeed } from './random.js';
 import type { RealDataOptions } from './real-data.js';
+import type { RecordingOptions } from './recordings.js';
 import type { RequestLogEntry } from './request-log.js';
 import type { TimeFormat } from './time-format.js';
 
@@ -68,6 +69,10 @@ export interface RuntimeOptions {
   hiddenFromLists: number;
   /** new conversations (arrivals, addConversations without startedAt) started this long before the simulated now, finished by it; default 0 */
   arrivalLagMs: number;
+  /** how long a served recording_url lives, in seconds; default 300 */
+  recordingLinkSeconds: number;
+  /** the recording host's origin (http://127.0.0.1:PORT), set once the server listens */
+  recordingOrigin: string;
 }
 
 export const RETRY_AFTER_MODES = ['exact', 'missing', 'long'] as const;
@@ -104,6 +109,8 @@ export interface SimulatorOptions extends Partial<Omit<RuntimeOptions, 'latency'
    * is not; default 0
    */
   localTimeAsUtcMinutes?: number;
+  /** the recording host's slow, truncated and missing recordings (recordings.ts) */
+  recordings?: Partial<RecordingOptions>;
 }
 
 /** How far a skewed simulator's written times and its Date header are from the true time (ms). */
@@ -142,5 +149,7 @@ export function initialOptions(opts: SimulatorOptions, seed: number, dataset: Da
     nextPageOnFullPage: opts.nextPageOnFullPage ?? false,
     hiddenFromLists: opts.hiddenFromLists ?? 0,
     arrivalLagMs: opts.arrivalLagMs ?? 0,
+    recordingLinkSeconds: opts.recordingLinkSeconds ?? 300,
+    recordingOrigin: '',
   };
 }

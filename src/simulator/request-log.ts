@@ -10,6 +10,7 @@ export type RequestKind =
   | 'connections'
   | 'conversation_list'
   | 'conversation_detail'
+  | 'recording'
   | 'other';
 
 export interface RequestLogEntry {

@@ -1,22 +1,12 @@
 // A conversation as the simulator serves it, before it is written as JSON: the detail rebuilt
-// from the dataset with its timestamps rendered, its recording link signed and confidential
+// from the dataset with its timestamps rendered, its recording link signed (recordings.ts) and confidential
 // fields left out. Shared by the routes and by the real-data mode, which changes the result.
 
-import { createHmac } from 'node:crypto';
 import type { ConversationDetail, ConversationSummary } from '../api/types.js';
 import type { ConversationRecord, Dataset } from './dataset.js';
 import type { RuntimeOptions } from './options.js';
+import { recordingLink, signRecordingUrl } from './recordings.js';
 import { renderDetailInPlace, renderSummary } from './time-format.js';
-
-function amzDate(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').slice(0, 15) + 'Z';
-}
-
-/** `url` with a presigned-style query that changes every second. */
-export function signRecordingUrl(url: string, conversationId: string, apiKey: string, t: number): string {
-  const sig = createHmac('sha256', apiKey).update(`${conversationId}:${Math.floor(t / 1000)}`).digest('hex');
-  return `${url}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${amzDate(t)}&X-Amz-Expires=300&X-Amz-SignedHeaders=host&X-Amz-Signature=${sig}`;
-}
 
 /**
  * The served detail of `rec` as a fresh object. `extend` may change the detail as generated,
@@ -26,7 +16,12 @@ export function servedDetail(dataset: Dataset, o: RuntimeOptions, rec: Conversat
   const generated = dataset.detail(rec.id)!;
   extend?.(generated);
   const out: ConversationDetail = renderDetailInPlace(generated, o.timeFormat);
-  if (out.recording_url) out.recording_url = signRecordingUrl(out.recording_url, out.id, o.apiKey, Date.now());
+  // Served from the recording host when the server is listening; the generated link otherwise.
+  if (out.recording_url) {
+    out.recording_url = o.recordingOrigin
+      ? recordingLink(o.recordingOrigin, out.id, o.apiKey, Date.now(), o.recordingLinkSeconds)
+      : signRecordingUrl(out.recording_url, out.id, o.apiKey, Date.now(), o.recordingLinkSeconds);
+  }
   if (o.confidential) {
     delete out.summary;
     delete out.transcript;

@@ -20,6 +20,7 @@ import { defaultBurst } from './rate-limits.js';
 import { RealData, type RealDataControl } from './real-data.js';
 import { RequestRecorder, type RequestLogEntry } from './request-log.js';
 import { RequestPipeline } from './request-pipeline.js';
+import { RECORDING_PATH, RecordingHost, type RecordingTruth } from './recordings.js';
 import { createRouter } from './routes.js';
 import { SpaceRoutes } from './space-routes.js';
 import { isFractionFormat } from './time-format.js';
@@ -50,6 +51,8 @@ export interface Simulator {
   breakConversation(id: string, kind: HostileKind | null): void;
   /** real-data mutations of finished conversations: set, vanish, truth, mutatedIds */
   readonly realData: RealDataControl;
+  /** the conversations with a recording_url and the bytes the recording host holds for each */
+  recordingTruth(): Map<string, RecordingTruth>;
   /** Authorization headers received by the redirect target (must stay empty) */
   readonly leakedAuthorization: string[];
   close(): Promise<void>;
@@ -89,13 +92,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const router = createRouter(slug, new SpaceRoutes(dataset, o), conversations);
   const hostile = await HostileAnswers.start();
   const pipeline = new RequestPipeline({ options: o, budget, recorder, router, hostile, faults });
+  // The recording host shares the server but not the pipeline: no key, no rate limit.
+  const recordings = new RecordingHost(dataset, () => o.apiKey, recorder, opts.recordings);
   const background = new BackgroundClients({ options: o, dataset, clock, budget, recorder, space: slug });
 
   const sockets = new Set<Socket>();
   const server = http.createServer({ keepAlive: true }, (req, res) => {
     // Node writes the true time unless told otherwise; a skewed server's Date header follows its clock.
     if (shifts.dateHeaderMs !== 0) res.setHeader('Date', new Date(Date.now() + shifts.dateHeaderMs).toUTCString());
-    pipeline.handle(req, res);
+    if (req.url?.startsWith(RECORDING_PATH)) recordings.handle(req, res, new URL(req.url, 'http://127.0.0.1'));
+    else pipeline.handle(req, res);
   });
   server.keepAliveTimeout = 5_000;
   server.on('connection', (socket: Socket) => {
@@ -115,6 +121,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
+  o.recordingOrigin = `http://127.0.0.1:${port}`;
   background.restart();
 
   let closing: Promise<void> | null = null;
@@ -155,12 +162,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       hostile.breakConversation(id, kind);
     },
     realData,
+    recordingTruth: () => recordings.truth(o.confidential),
     leakedAuthorization: hostile.leakedAuthorization,
     close() {
       closing ??= new Promise<void>((resolve) => {
         background.stop();
         pipeline.cancelPending();
         hostile.close();
+        recordings.close();
         // 'close' can fire before libuv has run the handles' close callbacks (those run at the
         // end of the loop turn, after setImmediate): wait for the next turn.
         server.close(() => setImmediate(() => setImmediate(resolve)));

@@ -8,6 +8,7 @@ interface SimulateFlags {
   conversations: string;
   seed: string;
   days: string;
+  recordingLinkSeconds: string;
   rateLimit: string;
   latencyMs: string;
   confidential?: boolean;
@@ -119,6 +120,7 @@ export function registerSimulate(program: Command): void {
     .option('--fault-rate <p>', 'share of requests that fail: 60% 5xx, 20% dropped, 20% truncated body', '0')
     .option('--arrivals-per-minute <n>', 'new conversations starting while it runs', '0')
     .option('--other-client-rpm <n>', 'another integration spending the same key’s budget, requests per minute', '0')
+    .option('--recording-link-seconds <n>', 'how long each recording_url lives before its link answers 403', '300')
     .option('--exotic-values', 'add a few values the spec does not list (outbound, voicemail, rate_limited)')
     .option('--verbose', 'log every request on stderr')
     .option(
@@ -183,6 +185,7 @@ More examples:
       const conversations = wholeNumber('--conversations', flags.conversations, 0, 5_000_000);
       const seed = wholeNumber('--seed', flags.seed, 0, 0xffffffff);
       const days = wholeNumber('--days', flags.days, 1, 3650);
+      const recordingLinkSeconds = wholeNumber('--recording-link-seconds', flags.recordingLinkSeconds, 0, 604_800);
       const rateLimit = wholeNumber('--rate-limit', flags.rateLimit, 1, 1_000_000_000);
       const windowMs = wholeNumber('--window-ms', flags.windowMs, 1, 86_400_000);
       const rateAlgorithm = oneOf('--rate-algorithm', flags.rateAlgorithm, RATE_ALGORITHMS);
@@ -235,6 +238,7 @@ More examples:
           nextPageOnFullPage: flags.nextPageOnFullPage ?? false,
           hiddenFromLists,
           arrivalLagMs,
+          recordingLinkSeconds,
           timeFormat,
           realData,
           clockSkewSeconds,
