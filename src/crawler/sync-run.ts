@@ -25,7 +25,7 @@ import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSu
 import { endFromFirstPage, nextListedNewest, planWindow, type ListWindow } from './plan.js';
 import { SendWait } from './send-wait.js';
 import { newestStartedMs, readClock, type ClockReading } from './server-timeline.js';
-import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync-types.js';
+import type { CrawlOptions, CrawlResources, RecordingHook, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync-types.js';
 import { unreadableBody } from './unreadable-body.js';
 import { DETAIL_BYTES_HELD, DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
 
@@ -58,6 +58,9 @@ export class SyncRun {
   private phaseStartRequests = 0;
   private fatal: unknown = null;
   private window: SyncProgress['window'] = null;
+  /** the recordings of the space (absent: off), and the links of details not yet written */
+  private recordings: RecordingHook | null = null;
+  private readonly recordingLinks = new Map<string, { link: string; startedAt: string | null }>();
   /** the most a list page has held: the served page size, for the pages still to list */
   private pageSize = 0;
   private readonly sendWait = new SendWait();
@@ -137,6 +140,9 @@ export class SyncRun {
       if (this.options.details?.kind !== 'none' && !this.aborted) {
         await this.fetchDetails();
       }
+      await this.writer.idle();
+      if (this.options.recordings && !this.aborted) await (this.recordings ??= this.startRecordings()).finish();
+      else await this.recordings?.finish();
       await this.writer.idle();
       if (this.fatal) throw this.fatal;
       if (this.aborted) status = 'interrupted';
@@ -391,6 +397,7 @@ export class SyncRun {
         const deleted = this.deleted.splice(0);
         const counters = this.counters();
         return this.writer.writeDetails({ space: this.space, details, deleted, errors, runId: this.runId, counters }).then(({ setAside }) => {
+          this.queueRecordings(details, setAside);
           // details the writer could not store as rows: counted set aside, not fetched (finishRun records the counters)
           this.detailsFetched -= setAside.length;
           this.detailsCoerced -= setAside.filter((d) => d.coerced).length;
@@ -411,9 +418,33 @@ export class SyncRun {
     });
   }
 
+  private startRecordings(): RecordingHook {
+    return this.options.recordings!(this.space, this.client, this.writer);
+  }
+
+  /** The recording link of a detail fetched, kept until the detail is written. */
+  private noteRecording(id: string, json: unknown): void {
+    const data = (json as { data?: { recording_url?: unknown; started_at?: unknown } } | null)?.data;
+    if (typeof data?.recording_url !== 'string') return;
+    this.recordingLinks.set(id, { link: data.recording_url, startedAt: typeof data.started_at === 'string' ? data.started_at : null });
+  }
+
+  /** Once details are written: their recordings are downloaded (those set aside too: their link is good). */
+  private queueRecordings(details: readonly FetchedDetail[], _setAside: readonly unknown[]): void {
+    if (!this.options.recordings) return;
+    this.recordings ??= this.startRecordings();
+    for (const d of details) {
+      const noted = this.recordingLinks.get(d.id);
+      if (!noted) continue;
+      this.recordingLinks.delete(d.id);
+      this.recordings.stored(d.id, noted.link, noted.startedAt);
+    }
+  }
+
   private async fetchDetail(id: string, storedAt: StoredAt): Promise<FetchedDetail | null> {
     try {
       const { json, text, notUtf8 } = await this.client.getConversation(this.space, id);
+      if (this.options.recordings) this.noteRecording(id, json);
       if (!this.options.redactAtRest) return fetchedDetail(id, this.now(), text, storedAt, { parsed: json, notUtf8 });
       const parsed = this.atRest(json);
       return fetchedDetail(id, this.now(), JSON.stringify(parsed), storedAt, { parsed, notUtf8 });

@@ -32,6 +32,8 @@ export interface SpaceTarget extends ClientSettings {
   slug?: string;
   /** this space's redaction at rest (src/redact/stored-body.ts); null or absent: off */
   redactAtRest?: Redaction | null;
+  /** this space's recordings (absent: off) */
+  recordings?: CrawlOptions['recordings'];
 }
 
 export interface SpacesOptions extends Omit<CrawlOptions, 'onProgress'> {
@@ -152,7 +154,7 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
     await Promise.all(
       chosen.map(async (r) => {
         const onProgress = options.onProgress;
-        const crawl: CrawlOptions = { ...options, redactAtRest: atRestOf(r), onProgress: onProgress ? (p) => onProgress(r.space, p) : undefined };
+        const crawl: CrawlOptions = { ...options, redactAtRest: atRestOf(r), recordings: options.spaces[r.target]!.recordings, onProgress: onProgress ? (p) => onProgress(r.space, p) : undefined };
         try {
           const summary = await crawlSpace(crawl, { client: r.client, writer, space: r.space, ...(seeded.has(r.target) ? { seeded: r.space } : {}) });
           outcomes.push({ target: r.target, space: r.space, status: summary.status, summary, error: null, counters: null });

@@ -46,6 +46,15 @@ export interface CrawlOptions {
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;
+  /** the space's recordings, downloaded beside the crawl once known (absent: off) */
+  recordings?: (space: string, client: ApiClient, writer: Pick<BatchWriter, 'write'>) => RecordingHook;
+}
+
+/** What the crawl tells the recordings of a space: each detail stored with a link, and its end. */
+export interface RecordingHook {
+  stored(id: string, link: string, startedAt: string | null): void;
+  /** after the details: waits for the downloads (and fetches what earlier runs still owe) */
+  finish(): Promise<unknown>;
 }
 
 /** Where one space's API is, its key, and how its client behaves. */

@@ -33,4 +33,6 @@ export const CONVERSATION_ROW_TABLES: readonly (readonly [table: string, column:
   ['search_terms', 'conversation_id'],
   ['search_turns', 'conversation_id'],
   ['sync_errors', 'conversation_id'],
+  // where a recording's file is (erase.ts removes the file first)
+  ['recordings', 'conversation_id'],
 ];

@@ -5,6 +5,7 @@
 import { ALERTS_DDL } from './alert-tables.js';
 import { ERASURES_DDL } from './erasures.js';
 import { REDACTION_AT_REST_DDL } from './redaction-at-rest.js';
+import { RECORDINGS_DDL } from './recordings.js';
 import { SEARCH_MIGRATION } from './search-index/schema.js';
 import { conversationKeySql } from './conversation-key.js';
 import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
@@ -149,4 +150,5 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         SELECT max(c.started_at) FROM conversations c WHERE c.space = w.space AND c.started_at <= w.listed_to);
       ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS clock_skew_seconds DOUBLE;
       ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS newest_started_at TIMESTAMPTZ;`,
+  18: RECORDINGS_DDL, // the downloaded recordings (src/store/recordings.ts)
 };

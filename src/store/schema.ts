@@ -6,10 +6,11 @@
 import { ALERTS_DDL } from './alert-tables.js';
 import { ERASURES_DDL } from './erasures.js';
 import { REDACTION_AT_REST_DDL } from './redaction-at-rest.js';
+import { RECORDINGS_DDL } from './recordings.js';
 import { SEARCH_DDL } from './search-index/schema.js';
 import { CONVERSATION_FIGURES_DDL } from './figures.js';
 
-export const SCHEMA_VERSION = 17;
+export const SCHEMA_VERSION = 18;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -25,6 +26,7 @@ export const PUBLIC_TABLES = [
   'detail_drift',
   'sync_runs',
   'sync_errors',
+  'recordings',
 ] as const;
 export type PublicTable = (typeof PUBLIC_TABLES)[number];
 
@@ -336,6 +338,7 @@ ${ERASURES_DDL}
 -- Alert evaluations and states (src/store/alert-tables.ts).
 ${ALERTS_DDL}
 ${REDACTION_AT_REST_DDL}
+${RECORDINGS_DDL}
 
 CREATE TABLE IF NOT EXISTS sync_errors (
   run_id INTEGER NOT NULL,

@@ -4,6 +4,7 @@ import type { SyncSummary } from '../../crawler/sync.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { CliError, EXIT } from '../errors.js';
 import { preferSmallHeap } from '../../shared/heap.js';
+import { recordingsDir, recordingsHook } from '../sync/recordings.js';
 import { describeClock, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from '../sync/describe.js';
 import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
@@ -30,6 +31,7 @@ export function registerSync(program: Command): void {
     .option('--retry-set-aside', 'fetch again every detail set aside (after an upgrade, or once the API is fixed)')
     .option('--overlap <duration>', 'how far before the watermark an incremental run starts listing', '1h')
     .option('--max-rpm <n>', 'stay under this many requests per minute (leave room for other integrations)')
+    .option('--recordings <dir>', 'download each conversation’s recording into DIR/space/YYYY-MM-DD/ beside the crawl (docs/recordings.md)')
     .option('--retain-days <n>', 'after the sync, erase conversations that started more than N days ago (as `forget` does)')
     .option('--erase-deleted', 'after the sync, erase conversations deleted at the source (as `forget` does)')
     .option('--redact-at-rest', 'redact each conversation before it is stored, for good (key: $CONVODUCK_REDACT_KEY[_FILE]; default: $CONVODUCK_REDACT_AT_REST)')
@@ -61,6 +63,7 @@ A config file lists the spaces; keys stay outside it:
   retain_days = 90                           # optional, as --retain-days
   erase_deleted = true                       # optional, as --erase-deleted
   redact_at_rest = true                      # optional, as --redact-at-rest
+  recordings = "/srv/recordings"             # optional, as --recordings (false: never for this space)
 
 Data the API sends that convoduck did not expect never fails a run: a value whose meaning is
 clear is coerced by a documented rule; a detail that cannot be stored as rows is set aside (its
@@ -128,7 +131,8 @@ async function runSync(
     const { sync } = await import('../../crawler/sync.js');
     const summary = await interruptible((aborted) => {
       signal = aborted;
-      return sync({ ...settings, ...run, dbPath, redactAtRest, onStoredRedacted: storedRedacted(dbPath), signal: aborted, onProgress: progress.update });
+      const recordings = recordingsHook(recordingsDir(flags.recordings, undefined), run.full === true, aborted);
+      return sync({ ...settings, ...run, dbPath, redactAtRest, recordings, onStoredRedacted: storedRedacted(dbPath), signal: aborted, onProgress: progress.update });
     });
     progress.finish();
     return { summary, dbPath, retention: run.retention };

@@ -26,9 +26,11 @@ export interface SpaceEntry {
   eraseDeleted?: boolean;
   /** redact its conversations before they are stored (src/redact/stored-body.ts) */
   redactAtRest?: boolean;
+  /** where its recordings are downloaded (false: never, whatever --recordings says) */
+  recordings?: string | false;
 }
 
-export const SPACE_KEYS = ['base_url', 'api_key_env', 'api_key_file', 'max_rpm', 'slug', 'retain_days', 'erase_deleted', 'redact_at_rest'] as const;
+export const SPACE_KEYS = ['base_url', 'api_key_env', 'api_key_file', 'max_rpm', 'slug', 'retain_days', 'erase_deleted', 'redact_at_rest', 'recordings'] as const;
 
 /** A config file that cannot be used as it is: exit 2, one line naming the file and line. */
 export class ConfigFileError extends UsageError {
@@ -154,6 +156,11 @@ function checkTable(
   if (table.redact_at_rest !== undefined) {
     if (typeof table.redact_at_rest !== 'boolean') throw at(lineOf('redact_at_rest'), `redact_at_rest in ${label} must be true or false`);
     entry.redactAtRest = table.redact_at_rest;
+  }
+  if (table.recordings !== undefined) {
+    const r = table.recordings;
+    if (r !== false && (typeof r !== 'string' || r === '')) throw at(lineOf('recordings'), `recordings in ${label} must be a folder ("DIR") or false`);
+    entry.recordings = r;
   }
   return entry;
 }

@@ -93,6 +93,8 @@ export interface SpaceSettings extends ApiSettings {
   eraseDeleted?: boolean;
   /** the config's redact_at_rest */
   redactAtRest?: boolean;
+  /** the config's recordings: a folder, or false */
+  recordings?: string | false;
   /** where the key came from, for the line that says it was refused (never the key) */
   keySource: string;
   /** why the key could not be read (unset variable, unreadable file); apiKey is then empty */
@@ -194,5 +196,6 @@ function spaceSettings(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv):
   if (entry.retainDays !== undefined) settings.retainDays = entry.retainDays;
   if (entry.eraseDeleted !== undefined) settings.eraseDeleted = entry.eraseDeleted;
   if (entry.redactAtRest !== undefined) settings.redactAtRest = entry.redactAtRest;
+  if (entry.recordings !== undefined) settings.recordings = entry.recordings;
   return settings;
 }

@@ -9,6 +9,8 @@ import { formatDuration } from './progress.js';
 
 export interface SyncFlags extends RunFlags {
   db?: string;
+  /** --recordings DIR */
+  recordings?: string;
   baseUrl?: string;
   apiKeyFile?: string;
   config?: string;

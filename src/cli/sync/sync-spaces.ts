@@ -15,6 +15,7 @@ import { spacesProgressPrinter } from './spaces-progress.js';
 import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './outcome.js';
 import { interruptible, parseRunFlags } from './flags.js';
 import { retainAfterSync } from './retain-after-sync.js';
+import { recordingsDir, recordingsHook } from './recordings.js';
 import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
 
 export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, configFile: string | null): Promise<void> {
@@ -30,7 +31,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     keys = spaces.map((s) => s.apiKey);
     const dbPath = resolveDbPath(flags.db);
     const atRest = resolveRedactAtRest(flags.redactAtRest, spaces.map((s) => s.redactAtRest));
-    const targets: SpaceTarget[] = spaces.map((s, i) => ({
+    const targets: (SpaceTarget & { recordingsDir: string | null })[] = spaces.map((s, i) => ({
       label: s.label,
       baseUrl: s.baseUrl,
       apiKey: s.apiKey,
@@ -38,6 +39,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
       maxRpm: minDefined(s.maxRpm, run.maxRpm),
       windowMs: run.windowMs,
       redactAtRest: atRest[i] ?? null,
+      recordingsDir: recordingsDir(flags.recordings, s.recordings),
       ...(s.slug !== undefined ? { slug: s.slug } : {}),
     }));
     const progress = spacesProgressPrinter();
@@ -47,7 +49,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
       // (every space asked for has an unreadable key: nothing to crawl)
       if (targets.length > 0 && !(asked.length > 0 && only.length === 0)) summary = await interruptible((signal) =>
         syncSpaces({
-          spaces: targets,
+          spaces: targets.map(({ recordingsDir: dir, ...t }) => ({ ...t, recordings: recordingsHook(dir, run.full === true, signal) })),
           only,
           dbPath,
           details: run.details,

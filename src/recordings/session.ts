@@ -1,0 +1,188 @@
+// A sync's recordings for one space: each detail the crawl stores with a recording link is queued
+// at once and downloaded beside the crawl (bounded in parallel and in bandwidth, outside the API
+// key's budget); then what earlier runs still owe (missing, cut, killed mid-download), or with
+// `full` every stored conversation's, is fetched with a fresh link. A link refused or past its
+// expiry costs one fresh Get conversation, through the API client and so within the key's budget.
+
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { Agent } from 'undici';
+import type { ApiClient } from '../api/client.js';
+import { NotFoundError } from '../api/errors.js';
+import type { Database } from '../store/database.js';
+import { owedRecordings, saveRecording, type RecordingState } from '../store/recordings.js';
+import { Bandwidth, downloadRecording, type DownloadOutcome } from './download.js';
+import { linkExpired } from './link.js';
+
+export interface RecordingSettings {
+  /** the folder: DIR/space/YYYY-MM-DD/conversation-id.EXT */
+  dir: string;
+  /** every stored conversation's recording still owed, not only recent ones (backfill) */
+  full?: boolean;
+  /** downloads at once (default 4) */
+  concurrency?: number;
+  /** a recording over this many bytes is not stored (default 200 MB) */
+  maxBytes?: number;
+  /** all downloads together (default unlimited) */
+  bytesPerSecond?: number | null;
+  /** conversations started this recently are tried again on later runs (default 7 days) */
+  recentDays?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** a line for the user (a recording over the limit, a full disk) */
+  onLine?: (line: string) => void;
+}
+
+export interface RecordingCounters {
+  stored: number;
+  missing: number;
+  expired: number;
+  failed: number;
+  bytes: number;
+  /** fresh links asked of the API */
+  renewed: number;
+}
+
+/** The file's writer, as the crawl shares it. */
+export interface RecordingWriter {
+  write<T>(work: (db: Database) => Promise<T>): Promise<T>;
+}
+
+const ATTEMPTS = 3;
+const DAY_MS = 86_400_000;
+
+export class RecordingSession {
+  readonly counters: RecordingCounters = { stored: 0, missing: 0, expired: 0, failed: 0, bytes: 0, renewed: 0 };
+  private readonly limit;
+  private readonly dispatcher: Agent;
+  private readonly bandwidth: Bandwidth;
+  private readonly queued = new Set<string>();
+  private readonly running: Promise<void>[] = [];
+
+  constructor(
+    private readonly settings: RecordingSettings,
+    private readonly space: string,
+    private readonly client: ApiClient,
+    private readonly writer: RecordingWriter,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    const concurrency = settings.concurrency ?? 4;
+    this.limit = pLimit(concurrency);
+    this.dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 5_000 });
+    this.bandwidth = new Bandwidth(settings.bytesPerSecond ?? null);
+  }
+
+  /** A detail was stored with this link: its recording is downloaded beside the crawl. */
+  stored(id: string, link: string, startedAt: string | null): void {
+    if (this.queued.has(id) || this.settings.signal?.aborted) return;
+    this.queued.add(id);
+    this.running.push(this.limit(() => this.fetch(id, link, startedAt)));
+  }
+
+  /** Waits for the queued downloads, then fetches what is still owed with fresh links. */
+  async finish(): Promise<RecordingCounters> {
+    try {
+      await Promise.all(this.running);
+      if (!this.settings.signal?.aborted) {
+        const recentDays = this.settings.recentDays ?? 7;
+        const since = this.settings.full ? null : new Date(this.now().getTime() - recentDays * DAY_MS);
+        const owed = await this.writer.write((db) => owedRecordings(db, this.space, since));
+        const later = owed.filter((o) => !this.queued.has(o.id));
+        await Promise.all(later.map((o) => this.limit(() => this.fetch(o.id, null, o.startedAt))));
+      }
+      return this.counters;
+    } finally {
+      await this.dispatcher.close();
+    }
+  }
+
+  /** A fresh link from a new Get conversation (null: the conversation has none, or is gone). */
+  private async renew(id: string): Promise<string | null> {
+    this.counters.renewed++;
+    try {
+      const { json } = await this.client.getConversation(this.space, id);
+      const link = (json as { data?: { recording_url?: unknown } } | null)?.data?.recording_url;
+      return typeof link === 'string' ? link : null;
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
+  }
+
+  private stem(id: string, startedAt: string | null): string {
+    const t = startedAt ? new Date(startedAt) : null;
+    const day = t && !Number.isNaN(t.getTime()) ? t.toISOString().slice(0, 10) : 'undated';
+    return path.join(this.settings.dir, safeName(this.space), day, safeName(id));
+  }
+
+  private async fetch(id: string, given: string | null, startedAt: string | null): Promise<void> {
+    if (this.settings.signal?.aborted) return;
+    let attempts = 0;
+    let outcome: DownloadOutcome | { state: 'gone'; reason: string } = { state: 'gone', reason: 'no recording link' };
+    try {
+      let renewed = false;
+      let link = given;
+      if (link === null || linkExpired(link, Date.now())) {
+        link = await this.renew(id);
+        renewed = true;
+      }
+      while (link !== null && attempts < ATTEMPTS && !this.settings.signal?.aborted) {
+        attempts++;
+        outcome = await downloadRecording(link, {
+          stem: this.stem(id, startedAt),
+          maxBytes: this.settings.maxBytes ?? 200_000_000,
+          dispatcher: this.dispatcher,
+          bandwidth: this.bandwidth,
+          timeoutMs: this.settings.timeoutMs ?? 60_000,
+          signal: this.settings.signal,
+        });
+        if (outcome.state === 'stored' || outcome.state === 'too_large' || outcome.state === 'no_space') break;
+        // refused (expired, or gone from the host): one fresh link, and no more
+        if (outcome.state === 'refused') {
+          if (renewed) break;
+          link = await this.renew(id);
+          renewed = true;
+        }
+      }
+      if (link === null && outcome.state === 'gone') outcome = { state: 'gone', reason: 'the conversation has no recording link now' };
+    } catch (err) {
+      // the renewal's request failed (the crawl records the API's errors): tried again next run
+      outcome = { state: 'failed', reason: err instanceof Error ? err.message : String(err) };
+    }
+    if (this.settings.signal?.aborted && outcome.state !== 'stored') return;
+    await this.record(id, attempts, outcome);
+  }
+
+  private async record(id: string, attempts: number, outcome: DownloadOutcome | { state: 'gone'; reason: string }): Promise<void> {
+    const at = this.now();
+    const base = { conversationId: id, space: this.space, attempts, at };
+    if (outcome.state === 'stored') {
+      this.counters.stored++;
+      this.counters.bytes += outcome.bytes;
+      await this.writer.write((db) =>
+        saveRecording(db, { ...base, state: 'stored', reason: null, path: outcome.path, bytes: outcome.bytes, sha256: outcome.sha256, contentType: outcome.contentType, durationSeconds: outcome.durationSeconds, downloadedAt: at }),
+      );
+      return;
+    }
+    const state = stateOf(outcome);
+    if (state === 'missing') this.counters.missing++;
+    else if (state === 'expired') this.counters.expired++;
+    else this.counters.failed++;
+    if (state === 'too_large' || state === 'no_space') this.settings.onLine?.(`recording of ${id} not stored: ${outcome.reason}`);
+    await this.writer.write((db) =>
+      saveRecording(db, { ...base, state, reason: outcome.reason, path: null, bytes: null, sha256: null, contentType: null, durationSeconds: null, downloadedAt: null }),
+    );
+  }
+}
+
+function stateOf(outcome: Exclude<DownloadOutcome, { state: 'stored' }> | { state: 'gone'; reason: string }): RecordingState {
+  if (outcome.state === 'gone') return 'missing';
+  if (outcome.state === 'refused') return outcome.status === 404 ? 'missing' : outcome.status === 403 || outcome.status === 410 ? 'expired' : 'failed';
+  return outcome.state;
+}
+
+/** A path segment that cannot climb out of the folder or name a device. */
+function safeName(s: string): string {
+  const name = s.replace(/[^A-Za-z0-9._-]/g, '_');
+  return name === '' || /^\.+$/.test(name) ? '_' : name;
+}
