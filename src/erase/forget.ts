@@ -39,6 +39,8 @@ export interface ForgetResult {
   dryRun: boolean;
   /** whether the file was rewritten (erased rows' bytes gone) */
   rewritten: boolean;
+  /** recording files removed with them */
+  recordingsDeleted: number;
 }
 
 /** Checks the selectors before the database is opened: nothing given, or a --match that is no phone or e-mail, exits 2. */
@@ -62,21 +64,21 @@ export async function forget(options: ForgetOptions): Promise<ForgetResult> {
       readOnly: true,
       lockTimeoutMs: options.lockTimeoutMs,
     });
-    return { ...result(picked), dryRun, rewritten: false };
+    return { ...result(picked), dryRun, rewritten: false, recordingsDeleted: 0 };
   }
   const lock = acquireSyncLock(options.dbPath);
   try {
-    const { picked, pending } = await Database.with(
+    const { picked, pending, recordingsDeleted } = await Database.with(
       options.dbPath,
       async (db) => {
         const chosen = await choose(db, selectors, key);
-        await eraseConversations(db, chosen.erasures, options.now ?? new Date());
-        return { picked: chosen, pending: await rewritePending(db) };
+        const files = await eraseConversations(db, chosen.erasures, options.now ?? new Date());
+        return { picked: chosen, pending: await rewritePending(db), recordingsDeleted: files };
       },
       { mustExist: true, lockTimeoutMs: options.lockTimeoutMs },
     );
     if (pending) await rewriteDatabaseFile(options.dbPath);
-    return { ...result(picked), dryRun, rewritten: pending };
+    return { ...result(picked), dryRun, rewritten: pending, recordingsDeleted };
   } finally {
     lock.release();
   }

@@ -11,7 +11,8 @@ export const ERASURES_DDL = `CREATE TABLE IF NOT EXISTS erasures (
   space VARCHAR,
   erased_at TIMESTAMPTZ NOT NULL,
   rule VARCHAR NOT NULL,
-  selector_hash VARCHAR
+  selector_hash VARCHAR,
+  recording_deleted BOOLEAN
 );`;
 
 /**

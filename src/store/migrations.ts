@@ -150,5 +150,7 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
         SELECT max(c.started_at) FROM conversations c WHERE c.space = w.space AND c.started_at <= w.listed_to);
       ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS clock_skew_seconds DOUBLE;
       ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS newest_started_at TIMESTAMPTZ;`,
-  18: RECORDINGS_DDL, // the downloaded recordings (src/store/recordings.ts)
+  // the downloaded recordings (src/store/recordings.ts), and whether an erasure removed one
+  18: `${RECORDINGS_DDL}
+      ALTER TABLE erasures ADD COLUMN IF NOT EXISTS recording_deleted BOOLEAN;`,
 };

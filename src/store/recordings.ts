@@ -82,14 +82,14 @@ export async function owedRecordings(db: Database, space: string, since: Date | 
   return rows.map((r) => ({ id: r.id, startedAt: r.started_at }));
 }
 
-/** The files of these conversations' stored recordings (erase removes them). */
-export async function recordingFiles(db: Database, ids: readonly string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const rows = await db.all<{ path: string }>(
-    `SELECT path FROM recordings WHERE path IS NOT NULL AND list_contains(from_json(?, '["VARCHAR"]'), conversation_id)`,
+/** The files of these conversations' stored recordings, by conversation id (erase removes them). */
+export async function recordingFiles(db: Database, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.all<{ id: string; path: string }>(
+    `SELECT conversation_id AS id, path FROM recordings WHERE path IS NOT NULL AND list_contains(from_json(?, '["VARCHAR"]'), conversation_id)`,
     [JSON.stringify(ids)],
   );
-  return rows.map((r) => r.path);
+  return new Map(rows.map((r) => [r.id, r.path]));
 }
 
 export interface RecordingCounts {

@@ -76,6 +76,7 @@ no phone number or e-mail address; 75 a sync holds the database: run it again on
       } else {
         const bytes = result.rewritten ? '; the file was rewritten, no byte of them is left in it' : '';
         process.stderr.write(`forget: erased ${n} ${noun} from ${dbPath}${bytes}\n`);
+        if (result.recordingsDeleted > 0) process.stderr.write(`forget: deleted ${result.recordingsDeleted} recording file${result.recordingsDeleted === 1 ? '' : 's'} of them\n`);
       }
       if (result.alreadyErased.length > 0) process.stderr.write(`forget: already erased earlier: ${result.alreadyErased.join(', ')}\n`);
       if (flags.out !== undefined && !result.dryRun) {
