@@ -9,6 +9,7 @@ import { limitToSpaces } from '../store/space-scope.js';
 import { syncLockHolder } from '../store/sync-lock.js';
 import { DEFAULT_OVERLAP_MS, getWatermark, listListedNewest, listWatermarks } from '../store/watermark.js';
 import { formatInstant } from '../shared/time.js';
+import { recordingCounts, type RecordingCounts } from '../store/recordings.js';
 import {
   detailCoverage,
   errorGroups,
@@ -49,6 +50,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
     runs,
     tables,
     details: await detailCoverage(db),
+    recordings: totalRecordings(await recordingCounts(db)),
     openConversations: await openConversations(db, serverNow),
     newestConversationAt: await newestConversationAt(db),
     errors: { total: tables.sync_errors, recent: await errorGroups(db, oldestRunShown) },
@@ -74,6 +76,11 @@ function gapsByRun(gaps: ListingGap[], watermarkOf: (space: string | null) => Da
       nextSyncRelists: watermark === null || (span.fromMs !== null && span.fromMs >= watermark.getTime() - DEFAULT_OVERLAP_MS),
     };
   });
+}
+
+function totalRecordings(perSpace: RecordingCounts[]): StatusReport['recordings'] {
+  const sum = (k: 'expected' | 'stored' | 'missing' | 'expired' | 'tried') => perSpace.reduce((n, r) => n + r[k], 0);
+  return { expected: sum('expected'), stored: sum('stored'), missing: sum('missing'), expired: sum('expired'), tried: sum('tried') };
 }
 
 /** Opens the database read-only (waiting for a sync's commit if needed) and reads its status. */

@@ -99,6 +99,8 @@ export interface StatusReport {
     /** stored / listed (null when nothing is listed) */
     coverage: number | null;
   };
+  /** recordings the stored details promise (a recording_url), how many are stored, missing, expired, and tried at all */
+  recordings: { expected: number; stored: number; missing: number; expired: number; tried: number };
   openConversations: { count: number; oldestStartedAt: string | null; olderThan24h: number };
   newestConversationAt: string | null;
   errors: {

@@ -98,6 +98,8 @@ export interface RecordingCounts {
   stored: number;
   missing: number;
   expired: number;
+  /** conversations with a row: a download was tried */
+  tried: number;
 }
 
 /** Per space: recordings the stored details promise, and how many are stored, missing, expired. */
@@ -107,7 +109,8 @@ export async function recordingCounts(db: Database): Promise<RecordingCounts[]> 
             count(*) FILTER (WHERE ${STORED_LINK} IS NOT NULL)::INTEGER AS expected,
             count(*) FILTER (WHERE g.state = 'stored')::INTEGER AS stored,
             count(*) FILTER (WHERE g.state = 'missing')::INTEGER AS missing,
-            count(*) FILTER (WHERE g.state = 'expired')::INTEGER AS expired
+            count(*) FILTER (WHERE g.state = 'expired')::INTEGER AS expired,
+            count(g.conversation_id)::INTEGER AS tried
      FROM conversations c JOIN raw_conversations d ON d.id = c.id
      LEFT JOIN recordings g ON g.conversation_id = c.id
      WHERE c.deleted_at IS NULL

@@ -133,6 +133,11 @@ export function renderStatus(s: StatusReport): string {
     `  pending ${thousands(d.pending)} (fetched by the next sync: missing, set aside whose listing changed, or not final when fetched)`,
     '',
   );
+  const r = s.recordings;
+  // only once recordings are downloaded: a database synced without them has none to count
+  if (r.tried > 0) {
+    out.push(`recordings: ${thousands(r.expected)} expected, ${thousands(r.stored)} stored, ${thousands(r.missing)} missing, ${thousands(r.expired)} expired`, '');
+  }
 
   const o = s.openConversations;
   out.push(
