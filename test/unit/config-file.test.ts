@@ -65,9 +65,10 @@ api_key = "np_live_secret"
 
   it('refuses unknown keys, naming the line, the table and the keys a space takes', () => {
     expect(refusal(`[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\nmax_rmp = 45\n`)).toMatch(
-      /line 4: unknown key "max_rmp" in \[\[space\]\] #1 — a space takes base_url, api_key_env, api_key_file, max_rpm, slug, retain_days, erase_deleted, redact_at_rest$/,
+      /line 4: unknown key "max_rmp" in \[\[space\]\] #1 — a space takes base_url, api_key_env, api_key_file, max_rpm, slug, retain_days, erase_deleted, redact_at_rest, recordings$/,
     );
     expect(refusal(`[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\nredact_at_rest = "yes"\n`)).toMatch(/line 4: redact_at_rest in \[\[space\]\] #1 must be true or false$/);
+    expect(refusal(`[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\nrecordings = true\n`)).toMatch(/line 4: recordings in \[\[space\]\] #1 must be a folder \("DIR"\) or false$/);
     expect(refusal(`db = "x.duckdb"\n[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\n`)).toMatch(/line 1: unknown setting "db"/);
     expect(refusal(`[space]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\n`)).toMatch(/line 1: space must be written \[\[space\]\]/);
   });
