@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { LIST, VARCHAR, listValue } from '@duckdb/node-api';
 import { INDEX_ALL_SQL } from '../store/search-index/schema.js';
 import { searchTurns } from '../search/search.js';
-import * as P from '../simulator/phrases.js';
+import * as P from '../simulator/dataset/phrases.js';
 import { Database } from '../store/database.js';
 import { runSyncChild, startSimChild } from './procs.js';
 import { fixed, median } from './measure.js';

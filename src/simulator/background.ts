@@ -4,7 +4,7 @@
 // minute, caught up on ticks of at most a second.
 
 import type { ConversationSummary } from '../api/types.js';
-import type { Dataset } from './dataset.js';
+import type { Dataset } from './dataset/dataset.js';
 import type { KeyBudget } from './key-budget.js';
 import type { RuntimeOptions } from './options.js';
 import type { RequestLogEntry, RequestRecorder } from './request-log.js';

@@ -9,7 +9,7 @@
 // answers 404 for deleted ones and drops vanished ones from lists.
 
 import { KNOWN_CHANNELS, KNOWN_OUTCOMES } from '../api/types.js';
-import type { ConversationRecord, Dataset } from './dataset.js';
+import type { ConversationRecord, Dataset } from './dataset/dataset.js';
 import { listMeta, servedPageSize, sliceWithRotatedTies, spreadIds } from './listing.js';
 import type { RuntimeOptions } from './options.js';
 import { UUID_RE } from './random.js';

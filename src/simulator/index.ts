@@ -1,7 +1,7 @@
 // Public surface of the built-in simulator of the Agent Management API.
 export { startSimulator } from './server.js';
 export type { Simulator } from './server.js';
-export type { AgentEdit } from './agent-edits.js';
+export type { AgentEdit } from './dataset/agent-edits.js';
 export { defaultApiKey, RETRY_AFTER_MODES } from './options.js';
 export type { SimulatorOptions, RuntimeOptions, LatencyOptions, FaultOptions, RetryAfterMode } from './options.js';
 export type { RequestLogEntry, RequestKind } from './request-log.js';
@@ -11,13 +11,13 @@ export { RATE_ALGORITHMS, createRateLimiter, defaultBurst } from './rate-limits.
 export type { RateAlgorithm, RateLimiter, RateLimitSettings } from './rate-limits.js';
 export { TIME_FORMATS, renderInstant } from './time-format.js';
 export type { TimeFormat } from './time-format.js';
-export { generateDataset, Dataset } from './dataset.js';
-export { formatTs } from './dataset-format.js';
-export type { GenerateOptions, ConversationRecord } from './dataset.js';
+export { generateDataset, Dataset } from './dataset/dataset.js';
+export { formatTs } from './dataset/dataset-format.js';
+export type { GenerateOptions, ConversationRecord } from './dataset/dataset.js';
 export { Rng, hashSeed, hashString, UUID_RE } from './random.js';
 export { DRIFT_KINDS, DRIFT_EXPECT } from './real-data-drift.js';
 export { BROKEN_BODIES, BROKEN_EXPECT } from './real-data-broken.js';
 export type { DriftKind } from './real-data-drift.js';
-export type { Caller, PersonalDataTruth } from './personal-data.js';
+export type { Caller, PersonalDataTruth } from './dataset/personal-data.js';
 export type { RealDataOptions, RealDataSet, RealDataControl, RealDataTruth } from './real-data.js';
-export type { IncidentOptions } from './incidents.js';
+export type { IncidentOptions } from './dataset/incidents.js';

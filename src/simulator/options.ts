@@ -1,8 +1,8 @@
 // The simulator's options: what startSimulator takes (SimulatorOptions), what can change while
 // it runs (RuntimeOptions, through setOptions), and their defaults.
 
-import type { Dataset } from './dataset.js';
-import type { IncidentOptions } from './incidents.js';
+import type { Dataset } from './dataset/dataset.js';
+import type { IncidentOptions } from './dataset/incidents.js';
 import { defaultBurst, type RateAlgorithm } from './rate-limits.js';
 import { Rng, hashSeed } from './random.js';
 import type { RealDataOptions } from './real-data.js';

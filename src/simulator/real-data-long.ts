@@ -4,8 +4,8 @@
 // timing, and a detail rebuilds the whole continuation on every request.
 
 import type { AgentDetail, ConversationDetail, ConversationSummary, NodePathEntry, Tool, ToolCallEntry, TranscriptEntry } from '../api/types.js';
-import { formatTs } from './dataset-format.js';
-import * as P from './phrases.js';
+import { formatTs } from './dataset/dataset-format.js';
+import * as P from './dataset/phrases.js';
 import { Rng, hashSeed } from './random.js';
 
 export interface LongSpec {

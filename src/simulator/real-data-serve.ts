@@ -5,8 +5,8 @@
 // the edits only the JSON text can carry.
 
 import type { ConversationDetail, ConversationSummary } from '../api/types.js';
-import type { ConversationRecord, Dataset } from './dataset.js';
-import { formatTs } from './dataset-format.js';
+import type { ConversationRecord, Dataset } from './dataset/dataset.js';
+import { formatTs } from './dataset/dataset-format.js';
 import type { RuntimeOptions } from './options.js';
 import { driftDetail, driftSummary, floatMessageCount, type DriftKind, type DriftPlan } from './real-data-drift.js';
 import { appendLong, fillLongPayloads, longTiming, tzOf, type LongBuild, type LongSpec, type LongTiming } from './real-data-long.js';

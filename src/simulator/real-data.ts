@@ -6,7 +6,7 @@
 // tests set: draws are repeated on every request, bodies rebuilt (real-data-serve.ts).
 
 import type { ConversationDetail, ConversationSummary } from '../api/types.js';
-import type { ConversationRecord, Dataset } from './dataset.js';
+import type { ConversationRecord, Dataset } from './dataset/dataset.js';
 import type { RuntimeOptions } from './options.js';
 import { Rng, hashSeed } from './random.js';
 import { DRIFT_EXPECT, drawDriftKinds, planDrift, type DriftKind } from './real-data-drift.js';

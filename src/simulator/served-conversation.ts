@@ -4,7 +4,7 @@
 
 import { createHmac } from 'node:crypto';
 import type { ConversationDetail, ConversationSummary } from '../api/types.js';
-import type { ConversationRecord, Dataset } from './dataset.js';
+import type { ConversationRecord, Dataset } from './dataset/dataset.js';
 import type { RuntimeOptions } from './options.js';
 import { renderDetailInPlace, renderSummary } from './time-format.js';
 

@@ -8,10 +8,10 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { AgentDetail, ConversationSummary } from '../api/types.js';
-import { applyAgentEdit, type AgentEdit } from './agent-edits.js';
+import { applyAgentEdit, type AgentEdit } from './dataset/agent-edits.js';
 import { BackgroundClients, addConversations } from './background.js';
 import { ConversationRoutes } from './conversation-routes.js';
-import { Dataset, generateDataset } from './dataset.js';
+import { Dataset, generateDataset } from './dataset/dataset.js';
 import { FaultInjector } from './faults.js';
 import { HostileAnswers, type HostileKind } from './hostile.js';
 import { KeyBudget } from './key-budget.js';

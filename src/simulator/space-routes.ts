@@ -5,7 +5,7 @@
 
 import type { AgentDetail, ConnectionDetail, Tool } from '../api/types.js';
 import { AGENT_STATUSES } from '../api/types.js';
-import type { Dataset } from './dataset.js';
+import type { Dataset } from './dataset/dataset.js';
 import { listMeta, servedPageSize } from './listing.js';
 import type { RuntimeOptions } from './options.js';
 import { notFound, type RouteResult } from './responses.js';

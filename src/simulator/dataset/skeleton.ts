@@ -10,7 +10,7 @@
 
 import type { PlantedIncidents } from './incidents.js';
 import { PAGE_PATHS } from './phrases.js';
-import { Rng, hashSeed } from './random.js';
+import { Rng, hashSeed } from '../random.js';
 import type { AgentRt } from './space-setup.js';
 import { walk, type ToolRt } from './workflow.js';
 

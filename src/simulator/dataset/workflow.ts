@@ -4,9 +4,9 @@
 // Nodes are `{type, title, tool_ids?}` with type one of greeting, conversation, tool,
 // knowledge, transfer, end; edges map node_key -> next node_keys ([] for terminals).
 
-import type { Tool, Workflow } from '../api/types.js';
+import type { Tool, Workflow } from '../../api/types.js';
 import { must } from './dataset-format.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../random.js';
 import { NODE_LIBRARY, type AgentTemplate, type NodeType, type ToolDef } from './space-catalog.js';
 
 /** A tool as defined in the catalog and as generated for this space. */

@@ -7,7 +7,7 @@
 
 import { ibanCheckDigits, luhnCheckDigit } from './check-digits.js';
 import { CUSTOMER_NAMES } from './phrases.js';
-import { Rng, hashSeed } from './random.js';
+import { Rng, hashSeed } from '../random.js';
 
 export interface Caller {
   name: string;

@@ -3,7 +3,7 @@
 // those shapes, as real tool backends return them.
 
 import type { Facts } from './conversation-text.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../random.js';
 
 export function toolPayload(slug: string, status: string, f: Facts, rng: Rng): { input: unknown; output: unknown } {
   let input: unknown;

@@ -3,10 +3,10 @@
 // one draft). All of it comes from one PRNG stream in a fixed order, so the order of the
 // draws below is part of the seeded output.
 
-import type { AgentDetail, ConnectionDetail, Space, Tool } from '../api/types.js';
+import type { AgentDetail, ConnectionDetail, Space, Tool } from '../../api/types.js';
 import { renderPrompt } from './agent-edits.js';
 import { formatMeta, must } from './dataset-format.js';
-import { Rng, hashSeed } from './random.js';
+import { Rng, hashSeed } from '../random.js';
 import {
   ACTIVE_TEMPLATES,
   COMPANIES,

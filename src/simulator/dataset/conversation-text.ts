@@ -5,7 +5,7 @@
 
 import { callerOf, drawPersonalFacts, type PersonalFacts } from './personal-data.js';
 import * as P from './phrases.js';
-import { Rng, hashSeed } from './random.js';
+import { Rng, hashSeed } from '../random.js';
 import type { Ev, Skeleton } from './skeleton.js';
 
 export interface Facts {

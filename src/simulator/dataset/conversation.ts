@@ -5,10 +5,10 @@
 // a finished one that would run past capMs is compressed into it, so message_count =
 // transcript.length and duration_sec = ended_at - started_at always hold.
 
-import type { ConversationDetail, ConversationSummary, NodePathEntry, ToolCallEntry, TranscriptEntry } from '../api/types.js';
+import type { ConversationDetail, ConversationSummary, NodePathEntry, ToolCallEntry, TranscriptEntry } from '../../api/types.js';
 import { agentMemory, drawFacts, summaryText, transcriptLine } from './conversation-text.js';
 import { flat, formatTs } from './dataset-format.js';
-import { Rng, hashSeed } from './random.js';
+import { Rng, hashSeed } from '../random.js';
 import { MSG, NODE, type Skeleton } from './skeleton.js';
 import { toolPayload } from './tool-payloads.js';
 

@@ -3,7 +3,7 @@
 // and 3–5 open (in-progress) ones that started in the last ~10 minutes. About 2% of finished
 // conversations share their started_at with another one.
 
-import { Rng, hashSeed } from './random.js';
+import { Rng, hashSeed } from '../random.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

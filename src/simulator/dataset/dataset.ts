@@ -15,12 +15,12 @@
 // All timestamps are whole seconds (with subSecond, finished conversations start at a
 // millisecond inside their second, and their entries keep that millisecond).
 
-import type { AgentDetail, ConnectionDetail, ConversationDetail, ConversationSummary, Space, Tool } from '../api/types.js';
+import type { AgentDetail, ConnectionDetail, ConversationDetail, ConversationSummary, Space, Tool } from '../../api/types.js';
 import { assembleDetail, assembleSummary, compareRecords, type ConversationRecord, type ConversationSource } from './conversation.js';
 import { flat } from './dataset-format.js';
 import { historyStarts } from './history.js';
 import { planIncidents, type IncidentOptions } from './incidents.js';
-import { Rng, hashSeed } from './random.js';
+import { Rng, hashSeed } from '../random.js';
 import { drawFacts } from './conversation-text.js';
 import { personalDataIn, type PersonalDataTruth } from './personal-data.js';
 import { buildSkeleton, type Skeleton, type SkeletonSource } from './skeleton.js';

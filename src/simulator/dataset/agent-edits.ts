@@ -3,7 +3,7 @@
 // the edit's time, and a published edit moves last_synced_at too. The conversations keep being
 // generated from the agent's original flow: only what the agent endpoints serve changes.
 
-import type { AgentDetail } from '../api/types.js';
+import type { AgentDetail } from '../../api/types.js';
 import { formatMeta } from './dataset-format.js';
 
 export interface AgentEdit {
