@@ -7,7 +7,7 @@ import type { ConversationSummary } from '../api/types.js';
 import type { Dataset } from './dataset/dataset.js';
 import type { KeyBudget } from './key-budget.js';
 import type { RuntimeOptions } from './options.js';
-import type { RequestLogEntry, RequestRecorder } from './request-log.js';
+import type { RequestLogEntry, RequestRecorder } from './http/request-log.js';
 
 /**
  * Adds n conversations starting at the simulated now (open by default). With arrivalLagMs, a

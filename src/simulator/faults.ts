@@ -5,8 +5,8 @@
 import type http from 'node:http';
 import type { FaultOptions } from './options.js';
 import { Rng, hashSeed } from './random.js';
-import type { RequestLogEntry } from './request-log.js';
-import { JSON_TYPE, errorBody, type Reply, type RouteResult } from './responses.js';
+import type { RequestLogEntry } from './http/request-log.js';
+import { JSON_TYPE, errorBody, type Reply, type RouteResult } from './http/responses.js';
 
 export type Fault = NonNullable<RequestLogEntry['fault']>;
 

@@ -6,8 +6,8 @@ import type { IncidentOptions } from './dataset/incidents.js';
 import { defaultBurst, type RateAlgorithm } from './rate-limits.js';
 import { Rng, hashSeed } from './random.js';
 import type { RealDataOptions } from './real-data.js';
-import type { RequestLogEntry } from './request-log.js';
-import type { TimeFormat } from './time-format.js';
+import type { RequestLogEntry } from './http/request-log.js';
+import type { TimeFormat } from './http/time-format.js';
 
 export interface LatencyOptions {
   /** conversation list */

@@ -11,7 +11,7 @@ import type { RuntimeOptions } from './options.js';
 import { driftDetail, driftSummary, floatMessageCount, type DriftKind, type DriftPlan } from './real-data-drift.js';
 import { appendLong, fillLongPayloads, longTiming, tzOf, type LongBuild, type LongSpec, type LongTiming } from './real-data-long.js';
 import { applyHardTextToDetail, hardSummary, hasLoneSurrogateDeep, wellFormedDeep, type TextPlan } from './real-data-text.js';
-import { servedDetail, servedSummary } from './served-conversation.js';
+import { servedDetail, servedSummary } from './http/served-conversation.js';
 import type { BrokenBody } from './real-data-broken.js';
 
 /** What is done to one conversation; every choice is already drawn, so serving is repeatable. */

@@ -10,19 +10,19 @@ import type { Socket } from 'node:net';
 import type { AgentDetail, ConversationSummary } from '../api/types.js';
 import { applyAgentEdit, type AgentEdit } from './dataset/agent-edits.js';
 import { BackgroundClients, addConversations } from './background.js';
-import { ConversationRoutes } from './conversation-routes.js';
+import { ConversationRoutes } from './http/conversation-routes.js';
 import { Dataset, generateDataset } from './dataset/dataset.js';
 import { FaultInjector } from './faults.js';
-import { HostileAnswers, type HostileKind } from './hostile.js';
+import { HostileAnswers, type HostileKind } from './http/hostile.js';
 import { KeyBudget } from './key-budget.js';
 import { clockShifts, initialOptions, type FaultOptions, type LatencyOptions, type RuntimeOptions, type SimulatorOptions } from './options.js';
 import { defaultBurst } from './rate-limits.js';
 import { RealData, type RealDataControl } from './real-data.js';
-import { RequestRecorder, type RequestLogEntry } from './request-log.js';
-import { RequestPipeline } from './request-pipeline.js';
-import { createRouter } from './routes.js';
-import { SpaceRoutes } from './space-routes.js';
-import { isFractionFormat } from './time-format.js';
+import { RequestRecorder, type RequestLogEntry } from './http/request-log.js';
+import { RequestPipeline } from './http/request-pipeline.js';
+import { createRouter } from './http/routes.js';
+import { SpaceRoutes } from './http/space-routes.js';
+import { isFractionFormat } from './http/time-format.js';
 
 export interface Simulator {
   /** http://127.0.0.1:PORT/api/v1 */

@@ -7,8 +7,8 @@
 //   fraction-offset  2026-11-01T13:30:00.123000+05:30
 // z and offset add milliseconds (.123) only when the instant has them, so no instant is rounded.
 
-import type { ConversationDetail, ConversationSummary } from '../api/types.js';
-import { hashString } from './random.js';
+import type { ConversationDetail, ConversationSummary } from '../../api/types.js';
+import { hashString } from '../random.js';
 
 export const TIME_FORMATS = ['as-generated', 'z', 'offset', 'fraction-z', 'fraction-offset'] as const;
 export type TimeFormat = (typeof TIME_FORMATS)[number];

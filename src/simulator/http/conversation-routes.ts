@@ -8,12 +8,12 @@
 // real-data mode (real-data.ts), when active, changes what single conversations look like,
 // answers 404 for deleted ones and drops vanished ones from lists.
 
-import { KNOWN_CHANNELS, KNOWN_OUTCOMES } from '../api/types.js';
-import type { ConversationRecord, Dataset } from './dataset/dataset.js';
+import { KNOWN_CHANNELS, KNOWN_OUTCOMES } from '../../api/types.js';
+import type { ConversationRecord, Dataset } from '../dataset/dataset.js';
 import { listMeta, servedPageSize, sliceWithRotatedTies, spreadIds } from './listing.js';
-import type { RuntimeOptions } from './options.js';
-import { UUID_RE } from './random.js';
-import type { RealData } from './real-data.js';
+import type { RuntimeOptions } from '../options.js';
+import { UUID_RE } from '../random.js';
+import type { RealData } from '../real-data.js';
 import { notFound, type RouteResult } from './responses.js';
 import { servedDetail } from './served-conversation.js';
 import { renderSummary } from './time-format.js';

@@ -1,7 +1,7 @@
 // What the simulator records about each request (its own client's and the other client's):
 // the entry in requestLog, and the onRequest observer called once its status is final.
 
-import type { RuntimeOptions } from './options.js';
+import type { RuntimeOptions } from '../options.js';
 
 export type RequestKind =
   | 'spaces'

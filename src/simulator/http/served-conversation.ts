@@ -3,9 +3,9 @@
 // fields left out. Shared by the routes and by the real-data mode, which changes the result.
 
 import { createHmac } from 'node:crypto';
-import type { ConversationDetail, ConversationSummary } from '../api/types.js';
-import type { ConversationRecord, Dataset } from './dataset/dataset.js';
-import type { RuntimeOptions } from './options.js';
+import type { ConversationDetail, ConversationSummary } from '../../api/types.js';
+import type { ConversationRecord, Dataset } from '../dataset/dataset.js';
+import type { RuntimeOptions } from '../options.js';
 import { renderDetailInPlace, renderSummary } from './time-format.js';
 
 function amzDate(ms: number): string {

@@ -4,8 +4,8 @@
 // and is rejected); enums (channel, outcome, status) must be known values; ids in filters
 // (agent_id, connection_id) must be UUIDs. Errors collect per field and go out as one 422.
 
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../api/types.js';
-import { UUID_RE } from './random.js';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../api/types.js';
+import { UUID_RE } from '../random.js';
 import { HttpError } from './responses.js';
 
 /** Messages per query field, as a 422 lists them under `errors`. */

@@ -3,11 +3,11 @@
 // tools (list, filter connection_id; one tool), connections (list without `tools`; one with them).
 // Every list pages the same way (listing.ts); every timestamp is rendered in timeFormat.
 
-import type { AgentDetail, ConnectionDetail, Tool } from '../api/types.js';
-import { AGENT_STATUSES } from '../api/types.js';
-import type { Dataset } from './dataset/dataset.js';
+import type { AgentDetail, ConnectionDetail, Tool } from '../../api/types.js';
+import { AGENT_STATUSES } from '../../api/types.js';
+import type { Dataset } from '../dataset/dataset.js';
 import { listMeta, servedPageSize } from './listing.js';
-import type { RuntimeOptions } from './options.js';
+import type { RuntimeOptions } from '../options.js';
 import { notFound, type RouteResult } from './responses.js';
 import { renderRecordTimes } from './time-format.js';
 import { checkEnum, checkUuid, paging, throwIfErrors, type FieldErrors } from './validation.js';

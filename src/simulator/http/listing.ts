@@ -3,7 +3,7 @@
 // whenever a page is full (nextPageOnFullPage), and one that counts conversations in `total`
 // that it never lists (hidden conversations); and the unstable order of ties.
 
-import type { ListMeta } from '../api/types.js';
+import type { ListMeta } from '../../api/types.js';
 
 export interface PagingReading {
   /** cap on the page size actually served (null: serve what was asked) */
