@@ -7,8 +7,8 @@ export type { SimulatorOptions, RuntimeOptions, LatencyOptions, FaultOptions, Re
 export type { RequestLogEntry, RequestKind } from './http/request-log.js';
 export { HOSTILE_KINDS } from './http/hostile.js';
 export type { HostileKind } from './http/hostile.js';
-export { RATE_ALGORITHMS, createRateLimiter, defaultBurst } from './rate-limits.js';
-export type { RateAlgorithm, RateLimiter, RateLimitSettings } from './rate-limits.js';
+export { RATE_ALGORITHMS, createRateLimiter, defaultBurst } from './limits/rate-limits.js';
+export type { RateAlgorithm, RateLimiter, RateLimitSettings } from './limits/rate-limits.js';
 export { TIME_FORMATS, renderInstant } from './http/time-format.js';
 export type { TimeFormat } from './http/time-format.js';
 export { generateDataset, Dataset } from './dataset/dataset.js';

@@ -4,9 +4,9 @@
 // its kind. Every response carries X-RateLimit-Limit / X-RateLimit-Remaining.
 
 import type http from 'node:http';
-import type { FaultInjector } from '../faults.js';
+import type { FaultInjector } from '../limits/faults.js';
 import type { HostileAnswers } from './hostile.js';
-import type { KeyBudget } from '../key-budget.js';
+import type { KeyBudget } from '../limits/key-budget.js';
 import type { RuntimeOptions } from '../options.js';
 import type { RequestLogEntry, RequestRecorder } from './request-log.js';
 import { JSON_TYPE, errorBody, errorResult, type Reply, type RouteResult } from './responses.js';

@@ -3,11 +3,11 @@
 // finish once the simulated clock passes their natural end (autoFinish). Rates are per real
 // minute, caught up on ticks of at most a second.
 
-import type { ConversationSummary } from '../api/types.js';
-import type { Dataset } from './dataset/dataset.js';
+import type { ConversationSummary } from '../../api/types.js';
+import type { Dataset } from '../dataset/dataset.js';
 import type { KeyBudget } from './key-budget.js';
-import type { RuntimeOptions } from './options.js';
-import type { RequestLogEntry, RequestRecorder } from './http/request-log.js';
+import type { RuntimeOptions } from '../options.js';
+import type { RequestLogEntry, RequestRecorder } from '../http/request-log.js';
 
 /**
  * Adds n conversations starting at the simulated now (open by default). With arrivalLagMs, a

@@ -3,7 +3,7 @@
 // Retry-After of a 429 (exact, missing or 3 × windowMs), and the key's deletion after
 // revokeKeyAfter accepted requests, from then on every request gets 401.
 
-import type { RuntimeOptions } from './options.js';
+import type { RuntimeOptions } from '../options.js';
 import { createRateLimiter, type Acquired, type RateLimiter, type RateLimitSettings } from './rate-limits.js';
 
 export class KeyBudget {

@@ -3,10 +3,10 @@
 // response, or truncated (headers with the full Content-Length and half the body, then closed).
 
 import type http from 'node:http';
-import type { FaultOptions } from './options.js';
-import { Rng, hashSeed } from './random.js';
-import type { RequestLogEntry } from './http/request-log.js';
-import { JSON_TYPE, errorBody, type Reply, type RouteResult } from './http/responses.js';
+import type { FaultOptions } from '../options.js';
+import { Rng, hashSeed } from '../random.js';
+import type { RequestLogEntry } from '../http/request-log.js';
+import { JSON_TYPE, errorBody, type Reply, type RouteResult } from '../http/responses.js';
 
 export type Fault = NonNullable<RequestLogEntry['fault']>;
 
