@@ -5,7 +5,7 @@ import type { Dataset } from './dataset/dataset.js';
 import type { IncidentOptions } from './dataset/incidents.js';
 import { defaultBurst, type RateAlgorithm } from './limits/rate-limits.js';
 import { Rng, hashSeed } from './random.js';
-import type { RealDataOptions } from './real-data.js';
+import type { RealDataOptions } from './real-data/real-data.js';
 import type { RequestLogEntry } from './http/request-log.js';
 import type { TimeFormat } from './http/time-format.js';
 

@@ -17,7 +17,7 @@ import { HostileAnswers, type HostileKind } from './http/hostile.js';
 import { KeyBudget } from './limits/key-budget.js';
 import { clockShifts, initialOptions, type FaultOptions, type LatencyOptions, type RuntimeOptions, type SimulatorOptions } from './options.js';
 import { defaultBurst } from './limits/rate-limits.js';
-import { RealData, type RealDataControl } from './real-data.js';
+import { RealData, type RealDataControl } from './real-data/real-data.js';
 import { RequestRecorder, type RequestLogEntry } from './http/request-log.js';
 import { RequestPipeline } from './http/request-pipeline.js';
 import { createRouter } from './http/routes.js';

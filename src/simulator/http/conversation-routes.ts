@@ -13,7 +13,7 @@ import type { ConversationRecord, Dataset } from '../dataset/dataset.js';
 import { listMeta, servedPageSize, sliceWithRotatedTies, spreadIds } from './listing.js';
 import type { RuntimeOptions } from '../options.js';
 import { UUID_RE } from '../random.js';
-import type { RealData } from '../real-data.js';
+import type { RealData } from '../real-data/real-data.js';
 import { notFound, type RouteResult } from './responses.js';
 import { servedDetail } from './served-conversation.js';
 import { renderSummary } from './time-format.js';

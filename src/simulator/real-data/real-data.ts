@@ -5,10 +5,10 @@
 // what a careful client should end up with (truth). Nothing is stored per conversation but what
 // tests set: draws are repeated on every request, bodies rebuilt (real-data-serve.ts).
 
-import type { ConversationDetail, ConversationSummary } from '../api/types.js';
-import type { ConversationRecord, Dataset } from './dataset/dataset.js';
-import type { RuntimeOptions } from './options.js';
-import { Rng, hashSeed } from './random.js';
+import type { ConversationDetail, ConversationSummary } from '../../api/types.js';
+import type { ConversationRecord, Dataset } from '../dataset/dataset.js';
+import type { RuntimeOptions } from '../options.js';
+import { Rng, hashSeed } from '../random.js';
 import { DRIFT_EXPECT, drawDriftKinds, planDrift, type DriftKind } from './real-data-drift.js';
 import { NO_MUTATIONS, mutatedDetail, mutatedSummary, type Mutations, type ServeContext } from './real-data-serve.js';
 import { planText } from './real-data-text.js';

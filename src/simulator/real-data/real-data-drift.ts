@@ -2,8 +2,8 @@
 // shape is not the documented one, each labelled by what a careful client does with it:
 // coerce it to the clean value, keep it as it is, or set the conversation aside.
 
-import type { ConversationDetail, ConversationSummary } from '../api/types.js';
-import { Rng, hashSeed } from './random.js';
+import type { ConversationDetail, ConversationSummary } from '../../api/types.js';
+import { Rng, hashSeed } from '../random.js';
 
 export const DRIFT_KINDS = [
   'number_string', // duration_sec and/or message_count as a numeric string ("75"), list entry and detail

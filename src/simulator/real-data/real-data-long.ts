@@ -3,10 +3,10 @@
 // calls carrying large JSON payloads. Nothing is kept: the list entry recomputes only the
 // timing, and a detail rebuilds the whole continuation on every request.
 
-import type { AgentDetail, ConversationDetail, ConversationSummary, NodePathEntry, Tool, ToolCallEntry, TranscriptEntry } from '../api/types.js';
-import { formatTs } from './dataset/dataset-format.js';
-import * as P from './dataset/phrases.js';
-import { Rng, hashSeed } from './random.js';
+import type { AgentDetail, ConversationDetail, ConversationSummary, NodePathEntry, Tool, ToolCallEntry, TranscriptEntry } from '../../api/types.js';
+import { formatTs } from '../dataset/dataset-format.js';
+import * as P from '../dataset/phrases.js';
+import { Rng, hashSeed } from '../random.js';
 
 export interface LongSpec {
   /** transcript length to reach (a longer generated transcript is kept as it is) */

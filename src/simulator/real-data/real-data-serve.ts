@@ -4,14 +4,14 @@
 // (times, signed link, confidential fields), then hard text, payload sizes, drift, and last
 // the edits only the JSON text can carry.
 
-import type { ConversationDetail, ConversationSummary } from '../api/types.js';
-import type { ConversationRecord, Dataset } from './dataset/dataset.js';
-import { formatTs } from './dataset/dataset-format.js';
-import type { RuntimeOptions } from './options.js';
+import type { ConversationDetail, ConversationSummary } from '../../api/types.js';
+import type { ConversationRecord, Dataset } from '../dataset/dataset.js';
+import { formatTs } from '../dataset/dataset-format.js';
+import type { RuntimeOptions } from '../options.js';
 import { driftDetail, driftSummary, floatMessageCount, type DriftKind, type DriftPlan } from './real-data-drift.js';
 import { appendLong, fillLongPayloads, longTiming, tzOf, type LongBuild, type LongSpec, type LongTiming } from './real-data-long.js';
 import { applyHardTextToDetail, hardSummary, hasLoneSurrogateDeep, wellFormedDeep, type TextPlan } from './real-data-text.js';
-import { servedDetail, servedSummary } from './http/served-conversation.js';
+import { servedDetail, servedSummary } from '../http/served-conversation.js';
 import type { BrokenBody } from './real-data-broken.js';
 
 /** What is done to one conversation; every choice is already drawn, so serving is repeatable. */

@@ -3,8 +3,8 @@
 // character word, strings cut in the middle of a surrogate pair), and the rule a client applies
 // to them: every lone surrogate becomes U+FFFD, everything else is kept as it is.
 
-import type { ConversationDetail } from '../api/types.js';
-import { Rng, hashSeed } from './random.js';
+import type { ConversationDetail } from '../../api/types.js';
+import { Rng, hashSeed } from '../random.js';
 
 /** Each piece is one kind of hard text; all are well-formed UTF-16. */
 export const HARD_PIECES = {
