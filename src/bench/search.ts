@@ -12,7 +12,7 @@ import { INDEX_ALL_SQL } from '../store/search-index/schema.js';
 import { searchTurns } from '../search/search.js';
 import * as P from '../simulator/dataset/phrases.js';
 import { Database } from '../store/database.js';
-import { runSyncChild, startSimChild } from './procs.js';
+import { runSyncChild, startSimChild } from './children/procs.js';
 import { fixed, median } from './measure.js';
 import { int, secs, table, type Goal } from './print.js';
 import { generateScaleData } from './scale-data.js';

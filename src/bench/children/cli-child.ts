@@ -1,6 +1,6 @@
 // The real CLI in a process of its own, reporting what the process cost when it exits.
 //
-//   BENCH_RUSAGE_FILE=/tmp/x.json node dist/bench/cli-child.js sync --config job.toml --json
+//   BENCH_RUSAGE_FILE=/tmp/x.json node dist/bench/children/cli-child.js sync --config job.toml --json
 //
 // Runs `convoduck <args>` exactly as dist/cli/main.js would; on exit writes
 // {code, maxRssMb, userCpuSec, systemCpuSec, wallSec} to BENCH_RUSAGE_FILE.
@@ -24,6 +24,6 @@ process.on('exit', (code) => {
     }),
   );
 });
-const main = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
 process.argv = [process.argv[0]!, main, ...process.argv.slice(2)];
-await import('../cli/main.js');
+await import('../../cli/main.js');

@@ -1,7 +1,7 @@
 // Many simulated spaces in one process (the sync under test runs in another): each its own
 // server, key, slug, data and rate limit.
 //
-//   node dist/bench/spaces-child.js '{"count":100,"conversations":200,"rateLimit":60,"windowMs":60000}'
+//   node dist/bench/children/spaces-child.js '{"count":100,"conversations":200,"rateLimit":60,"windowMs":60000}'
 //
 // Prints one JSON line once all listen: {spaces: [{baseUrl, apiKey, space, conversations}]}; then
 // answers one JSON line per command read from stdin:
@@ -9,9 +9,9 @@
 // It exits when stdin closes.
 
 import { createInterface } from 'node:readline';
-import { generateDataset, startSimulator, type Simulator } from '../simulator/index.js';
+import { generateDataset, startSimulator, type Simulator } from '../../simulator/index.js';
 import { reportChildFailure } from './child-error.js';
-import { RequestCounts } from './measure.js';
+import { RequestCounts } from '../measure.js';
 
 export interface SpacesChildOptions {
   count: number;

@@ -1,14 +1,14 @@
 // One convoduck sync in its own process; prints the summary and the process's peak memory.
 //
-//   CONVODUCK_API_KEY=... node dist/bench/sync-child.js '{"baseUrl":…,"dbPath":…,"windowMs":…}'
+//   CONVODUCK_API_KEY=... node dist/bench/children/sync-child.js '{"baseUrl":…,"dbPath":…,"windowMs":…}'
 //
 // The last stdout line is JSON: {summary, maxRssMb, userCpuSec, systemCpuSec, wallSec}.
 // process.resourceUsage().maxRSS is the kernel's high-water mark of this process's resident set.
 
-import { preferSmallHeap } from '../shared/heap.js';
-import { sync, type SyncProgress } from '../crawler/sync.js';
+import { preferSmallHeap } from '../../shared/heap.js';
+import { sync, type SyncProgress } from '../../crawler/sync.js';
 import { reportChildFailure } from './child-error.js';
-import { searchIndexing } from '../store/search-index/maintain.js';
+import { searchIndexing } from '../../store/search-index/maintain.js';
 
 interface Args {
   baseUrl: string;

@@ -4,8 +4,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { SimulatorOptions } from '../simulator/index.js';
-import type { SyncSummary } from '../crawler/sync.js';
+import type { SimulatorOptions } from '../../simulator/index.js';
+import type { SyncSummary } from '../../crawler/sync.js';
 import { childFailure } from './child-error.js';
 
 const here = (name: string): string => fileURLToPath(new URL(name, import.meta.url));

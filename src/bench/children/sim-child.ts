@@ -1,6 +1,6 @@
 // A simulator in its own process, so that a benchmark measures only convoduck's memory and CPU.
 //
-//   node dist/bench/sim-child.js '<SimulatorOptions as JSON>'
+//   node dist/bench/children/sim-child.js '<SimulatorOptions as JSON>'
 //
 // Prints one JSON line (a SimChildHello, procs.ts) once it listens, then answers one JSON
 // line per command read from stdin:
@@ -14,8 +14,8 @@
 
 import { createInterface } from 'node:readline';
 import type { SimChildHello } from './procs.js';
-import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
-import { RequestCounts } from './measure.js';
+import { startSimulator, type SimulatorOptions } from '../../simulator/index.js';
+import { RequestCounts } from '../measure.js';
 import { reportChildFailure } from './child-error.js';
 
 async function main(): Promise<void> {
