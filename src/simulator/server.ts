@@ -1,8 +1,8 @@
 // The simulated Agent Management API: startSimulator puts the parts together and serves them
-// with a plain node:http server on 127.0.0.1. The parts: dataset.ts (the data), routes.ts and
-// its handlers (what each path answers), request-pipeline.ts (auth, rate limit, faults,
-// latency), key-budget.ts (the key's limit), background.ts (arrivals, the other client,
-// auto-finish), hostile.ts (broken answers on purpose), real-data.ts (conversations as real
+// with a plain node:http server on 127.0.0.1. The parts: dataset/ (the data), http/routes.ts and
+// its handlers (what each path answers), http/request-pipeline.ts (auth, rate limit, faults,
+// latency), limits/key-budget.ts (the key's limit), limits/background.ts (arrivals, the other client,
+// auto-finish), http/hostile.ts (broken answers on purpose), real-data/ (conversations as real
 // data arrives), options.ts (what can be set).
 
 import http from 'node:http';

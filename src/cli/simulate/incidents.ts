@@ -1,5 +1,5 @@
 // `simulate --incident KIND:DAYS_AGO`: incidents planted in the history for alert rules to find
-// (src/simulator/incidents.ts), each on the UTC day that many days before today.
+// (src/simulator/dataset/incidents.ts), each on the UTC day that many days before today.
 
 import type { IncidentOptions } from '../../simulator/dataset/incidents.js';
 import { UsageError } from '../errors.js';

@@ -5,7 +5,7 @@
 // transcript and recording_url are omitted (keys absent). recording_url is signed at serving
 // time (X-Amz-* query, expires after 300 s), so it changes from second to second like a real
 // signed link. A malformed id gives 404, an unknown UUID in a filter an empty list. The
-// real-data mode (real-data.ts), when active, changes what single conversations look like,
+// real-data mode (real-data/real-data.ts), when active, changes what single conversations look like,
 // answers 404 for deleted ones and drops vanished ones from lists.
 
 import { KNOWN_CHANNELS, KNOWN_OUTCOMES } from '../../api/types.js';
