@@ -294,7 +294,7 @@ describe('--metrics-file', () => {
     expect(value('convoduck_conversations_stored', { space })).toBe(mine.stored);
     const [run] = await rows<Record<string, number>>(
       db,
-      `SELECT requests, throttled, retries, details_set_aside, conversations_deleted, errors FROM sync_runs WHERE space = '${space}' ORDER BY run_id DESC LIMIT 1`,
+      `SELECT requests, throttled, retries, details_set_aside, conversations_deleted, errors, clock_skew_seconds FROM sync_runs WHERE space = '${space}' ORDER BY run_id DESC LIMIT 1`,
     );
     expect(run!.requests).toBeGreaterThan(0);
     expect(value('convoduck_last_run_requests', { space })).toBe(run!.requests);
@@ -302,6 +302,8 @@ describe('--metrics-file', () => {
     expect(value('convoduck_last_run_retries', { space })).toBe(run!.retries);
     expect(value('convoduck_last_run_set_aside', { space })).toBe(run!.details_set_aside);
     expect(value('convoduck_last_run_deleted', { space })).toBe(run!.conversations_deleted);
+    expect(run!.clock_skew_seconds).not.toBeNull();
+    expect(value('convoduck_last_run_clock_skew_seconds', { space })).toBe(run!.clock_skew_seconds);
     expect(value('convoduck_alerts_firing', { severity: 'warn' })).toBe(0);
 
     const alerted = await runCli(['alert', '--db', db, '--rules', rulesFile(perConnection('warn_above = 0')), '--json', '--metrics-file', prom]);
