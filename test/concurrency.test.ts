@@ -51,5 +51,5 @@ describe('a sync and other commands on one database', () => {
     const done = await running.done;
     expect(done.code, done.stderr).toBe(0);
     await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
-  }, 90_000);
+  }, 300_000);
 });
