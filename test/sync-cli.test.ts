@@ -124,8 +124,9 @@ describe('SIGTERM at the API’s own 60 requests per minute', () => {
       expect(outcome).toMatchObject({ status: 'interrupted', exitCode: 130 });
       expect(outcome.error).toMatch(/interrupted/);
 
-      // ~50 ms for requests already on the wire when the signal was sent
-      const late = slow.requestLog.filter((r) => r.client === 'key' && r.t > signalledAt + 50);
+      // 2 s for requests already on the wire when the signal was sent, which a loaded machine's
+      // server (in this process) may take that long to log
+      const late = slow.requestLog.filter((r) => r.client === 'key' && r.t > signalledAt + 2_000);
       expect(late).toEqual([]);
 
       const db = await Database.open(dbPath, { readOnly: true });
