@@ -1,5 +1,7 @@
 // Personal-data detection (#27): precision and recall per kind over the labelled corpus
-// (test/corpus/personal-data), and redaction throughput on transcript text.
+// (test/corpus/personal-data), as written and with every labelled span enclosed in brackets or
+// quotes, before punctuation and at line breaks (labelled-variants.ts), and redaction throughput
+// on transcript text.
 //
 // Throughput is measured on two texts: the simulator's transcript turns and summaries as they
 // are (few digits, no "@": mostly the prefilters' fast path), and the corpus lines (every line
@@ -10,7 +12,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { redactText } from '../redact/index.js';
 import { detectPersonalData } from '../redact/detect.js';
-import { parseLabelled, scoreCorpus, type CorpusScore } from '../redact/labelled.js';
+import { parseLabelled, scoreCorpus, type CorpusScore, type LabelledLine } from '../redact/labelled.js';
+import { wrappedVariants } from '../redact/labelled-variants.js';
 import { PERSONAL_KINDS } from '../redact/spans.js';
 import { generateDataset } from '../simulator/index.js';
 import { fixed } from './measure.js';
@@ -26,8 +29,12 @@ export interface Throughput {
   changed: number;
 }
 
+type Scored = Omit<CorpusScore, 'errors'> & { errors: number };
+
 export interface RedactResult {
-  corpus: Omit<CorpusScore, 'errors'> & { files: string[]; errors: number };
+  corpus: Scored & { files: string[] };
+  /** the corpus lines rewritten with every labelled span enclosed, punctuated, at line breaks */
+  wrapped: Scored;
   transcripts: Throughput;
   corpusLines: Throughput;
 }
@@ -38,8 +45,11 @@ const CORPUS = new URL('../../test/corpus/personal-data/', import.meta.url);
 export function benchRedact(conversations: number, log: (s: string) => void): RedactResult {
   const files = readdirSync(CORPUS).filter((f) => f.endsWith('.tsv')).sort();
   const lines = files.flatMap((f) => parseLabelled(readFileSync(new URL(f, CORPUS), 'utf8'), f));
-  const { errors, ...score } = scoreCorpus(lines, (text) => detectPersonalData(text));
   log(`redact: corpus of ${lines.length} lines from ${fileURLToPath(CORPUS)}`);
+  const corpus = score(lines);
+  const variants = wrappedVariants(lines);
+  log(`redact: ${variants.length} variants of its lines with every labelled span enclosed, punctuated, at line breaks`);
+  const wrapped = score(variants);
 
   log(`redact: generating ${conversations} conversations for transcript text`);
   const dataset = generateDataset({ seed: 27, conversations, now: new Date('2026-11-20T12:00:00Z') });
@@ -50,10 +60,16 @@ export function benchRedact(conversations: number, log: (s: string) => void): Re
     for (const turn of detail?.transcript ?? []) texts.push(turn.text);
   }
   return {
-    corpus: { files, ...score, errors: errors.length },
+    corpus: { files, ...corpus },
+    wrapped,
     transcripts: throughput(texts),
     corpusLines: throughput(lines.map((l) => l.text)),
   };
+}
+
+function score(lines: readonly LabelledLine[]): Scored {
+  const { errors, ...rest } = scoreCorpus(lines, (text) => detectPersonalData(text));
+  return { ...rest, errors: errors.length };
 }
 
 function throughput(texts: string[]): Throughput {
@@ -82,15 +98,7 @@ export function printRedact(r: RedactResult, goals: Goal[]): void {
   const c = r.corpus;
   const lookalikes = Object.values(c.lookalikes).reduce((a, b) => a + b, 0);
   console.log(`\n10. Personal-data detection (#27): labelled corpus of ${int(c.lines)} lines (${c.files.join(', ')})`);
-  console.log(
-    table(
-      ['kind', 'labelled', 'found', 'true pos.', 'false pos.', 'precision', 'recall'],
-      PERSONAL_KINDS.map((k) => {
-        const s = c.byKind[k];
-        return [k, int(s.truth), int(s.found), int(s.truePositives), int(s.falsePositives), fixed(s.precision, 4), fixed(s.recall, 4)];
-      }),
-    ),
-  );
+  console.log(kindTable(c));
   console.log(
     `     look-alikes: ${int(lookalikes)} (${Object.entries(c.lookalikes)
       .sort((a, b) => b[1] - a[1])
@@ -101,6 +109,12 @@ export function printRedact(r: RedactResult, goals: Goal[]): void {
         .join(', ')}\n` +
       '     a hit is an exact span of the right kind; precision counts every detection on the corpus lines.',
   );
+  const w = r.wrapped;
+  console.log(
+    `     the same lines, every labelled span in ( ) [ ] < > " " ' ' « » or none, before . , ; : ! ? or nothing, and at\n` +
+      `     the start or end of a line, after or before a line break: ${int(w.lines)} lines; look-alikes touched: ${w.touched.length}`,
+  );
+  console.log(kindTable(w));
   console.log(
     table(
       ['redactText over', 'texts', 'MB', 'changed', 'MB/s', 'texts/s'],
@@ -118,4 +132,19 @@ export function printRedact(r: RedactResult, goals: Goal[]): void {
     goals.push({ what: `redaction recall, ${k}`, goal: '≥ 0.99', measured: fixed(c.byKind[k].recall, 4), met: c.byKind[k].recall >= 0.99 });
   }
   goals.push({ what: 'redaction look-alikes touched', goal: '0', measured: String(c.touched.length), met: c.touched.length === 0 });
+  for (const k of PERSONAL_KINDS) {
+    const recall = w.byKind[k].recall;
+    goals.push({ what: `redaction recall, ${k}, enclosed and punctuated`, goal: '≥ 0.99', measured: fixed(recall, 4), met: recall >= 0.99 });
+  }
+  goals.push({ what: 'redaction look-alikes touched, enclosed and punctuated', goal: '0', measured: String(w.touched.length), met: w.touched.length === 0 });
+}
+
+function kindTable(c: Scored): string {
+  return table(
+    ['kind', 'labelled', 'found', 'true pos.', 'false pos.', 'precision', 'recall'],
+    PERSONAL_KINDS.map((k) => {
+      const s = c.byKind[k];
+      return [k, int(s.truth), int(s.found), int(s.truePositives), int(s.falsePositives), fixed(s.precision, 4), fixed(s.recall, 4)];
+    }),
+  );
 }

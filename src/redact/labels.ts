@@ -18,9 +18,10 @@ const RECORD_WORDS =
   'policy|police|versicherungs|booking|buchung|buchungs|reservation|reservierung|reservierungs|shipment|parcel';
 const NUMBER_WORDS = 'number|nummer|no\\.?|nr\\.?|id|#|code';
 const STANDALONE = 'imei|blz|aktenzeichen|az\\.|sku|ean|gtin|isbn|ref\\.?';
-// The label must end the window: "Kundennummer: 0123…", "order no. #…", "Ticket 4711 …".
+// The label must end the window: "Kundennummer: 0123…", "order no. #…", "Ticket 4711 …"; the
+// number may be enclosed in brackets or quotes: "order number (4111…)", „0151…“.
 const LABEL_AT_END = new RegExp(
-  `(?:^|[^\\p{L}])(?:(?:${RECORD_WORDS})[\\s-]*(?:${NUMBER_WORDS})?|${STANDALONE})[\\s:#.=-]*(?:(?:is|ist|lautet|war|was)[\\s:]*)?$`,
+  `(?:^|[^\\p{L}])(?:(?:${RECORD_WORDS})[\\s-]*(?:${NUMBER_WORDS})?|${STANDALONE})[\\s:#.=-]*(?:(?:is|ist|lautet|war|was)[\\s:]*)?[([{<"'«‹„“‘]?$`,
   'iu',
 );
 

@@ -10,7 +10,9 @@
 //
 // One regex finds runs of digits joined by at most three separators ( . - / ( ) ); a run is then
 // cut at its spaces and the longest well-formed number is taken from each piece, so a date or a
-// count written next to a phone number does not spoil it.
+// count written next to a phone number does not spoil it. A parenthesis belongs to a number
+// only as a closed group of a few digits ("(030)", "(0)", "(+49)"); any other one encloses the
+// number ("call me (+49 30 1234567)") and ends it like a space would, never joins two.
 
 import { afterIbanHead, labelledAsId } from './labels.js';
 import type { Span } from './spans.js';
@@ -27,19 +29,38 @@ export function detectPhones(text: string): Span[] {
   const spans: Span[] = [];
   RUN.lastIndex = 0;
   for (let m = RUN.exec(text); m !== null; m = RUN.exec(text)) {
-    if (m[0].length < 7 || cardShaped(m[0]) || afterIbanHead(text, m.index)) continue;
-    for (const [start, end] of phonesInRun(m[0])) {
-      if (labelledAsId(text, m.index + start)) continue;
-      spans.push({ kind: 'phone', start: m.index + start, end: m.index + end });
+    if (m[0].length < 7) continue;
+    for (const [from, part] of enclosedParts(m[0])) {
+      const at = m.index + from;
+      if (part.length < 7 || cardShaped(part) || afterIbanHead(text, at)) continue;
+      for (const [start, end] of phonesInRun(part)) {
+        if (labelledAsId(text, at + start)) continue;
+        spans.push({ kind: 'phone', start: at + start, end: at + end });
+      }
     }
   }
   return spans;
 }
 
+// The run cut at each parenthesis that is not part of a closed group: "(0171 1234567) 12" holds
+// "0171 1234567" and "12", "+49 (0)30 1234567" stays whole. Each part with its offset in the run.
+function enclosedParts(run: string): Array<[number, string]> {
+  if (!run.includes('(') && !run.includes(')')) return [[0, run]];
+  const groupsHidden = run.replace(PAREN_GROUP, (g) => '0'.repeat(g.length));
+  const parts: Array<[number, string]> = [];
+  for (const p of groupsHidden.matchAll(/[^()]+/g)) {
+    const from = p.index + p[0].search(/\S/);
+    const to = p.index + p[0].trimEnd().length;
+    if (to > from) parts.push([from, run.slice(from, to)]);
+  }
+  return parts;
+}
+
 // Pieces start and end at the run's spaces; from each start the longest well-formed piece wins.
+// A piece without a digit ("/" or "-" between two numbers) may stand inside a number, never end one.
 function phonesInRun(run: string): Array<[number, number]> {
   const pieces: Array<[number, number]> = [];
-  for (const t of run.matchAll(/\S+/g)) pieces.push([t.index, t.index + t[0].length]);
+  for (const t of run.matchAll(/\S+/g)) if (/\d/.test(t[0])) pieces.push([t.index, t.index + t[0].length]);
   const found: Array<[number, number]> = [];
   for (let i = 0; i < pieces.length; i++) {
     for (let j = pieces.length - 1; j >= i; j--) {
@@ -80,8 +101,9 @@ function northAmerican(digits: string, shape: string): boolean {
 // every "(" closed by a ")" with only digits (or a "+" first) between: "(030)", "(0)", "(+49)"
 function parensBalanced(s: string): boolean {
   if (!s.includes('(') && !s.includes(')')) return true;
-  return s.replace(/\(\+?\d{1,5}\)/g, '').search(/[()]/) < 0;
+  return s.replace(PAREN_GROUP, '').search(/[()]/) < 0;
 }
+const PAREN_GROUP = /\(\+?\d{1,5}\)/g;
 
 // 010.100.200.300 is an address, not a number to call
 function ipLike(s: string, groups: string[]): boolean {

@@ -18,22 +18,55 @@ export const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g;
 export function redactUrlQuery(url: string, mode: UrlQueryMode, kinds?: readonly PersonalKind[]): string {
   const q = url.search(/[?#]/);
   if (mode === 'keep' || q < 0) return url;
-  // a URL at the end of a sentence: the final "." or ")" is not part of it
-  const trail = /[.,;:!?)]+$/.exec(url.slice(q + 1))?.[0] ?? '';
+  // a URL at the end of a sentence or in brackets: the final ".", ")", "]" or "»" is not part of it
+  const trail = /[.,;:!?)\]»]+$/.exec(url.slice(q + 1))?.[0] ?? '';
   const tail = url.slice(q, url.length - trail.length);
   if (mode === 'drop') return `${url.slice(0, q)}${tail.length > 1 ? '?[query]' : tail}${trail}`;
   return url.slice(0, q) + tail.replace(/([?&#;][^=&#;]*=)([^&#;]*)/g, (_, key: string, value: string) => key + cleanValue(value, kinds)) + trail;
 }
 
+// Only the personal data in a value is replaced; every other character stays as it was written
+// (encoded or not), so "email=(max%40web.de)," keeps its "(", ")" and "," and "q=call+…" its "+".
 function cleanValue(value: string, kinds?: readonly PersonalKind[]): string {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(value.replaceAll('+', ' '));
-  } catch {
-    decoded = value; // malformed escapes: look at it as it is
-  }
+  const units = decodeUnits(value);
+  const decoded = units.map((u) => u.text).join('');
   const spans = detectPersonalData(decoded, kinds);
   if (spans.length === 0) return value;
-  // re-encode, but keep the placeholders readable: email=[email], q=call%20[phone]
-  return encodeURIComponent(replaceSpans(decoded, spans)).replace(/%5B(email|phone|card|iban)%5D/g, '[$1]');
+  let out = '';
+  let at = 0; // offset in `decoded` of the unit under `u`
+  let span = 0;
+  for (const u of units) {
+    while (span < spans.length && spans[span]!.end <= at) span++;
+    const s = spans[span];
+    if (s === undefined || at + u.text.length <= s.start) out += u.raw;
+    else if (at <= s.start) out += `[${s.kind}]`; // the first unit a datum touches writes it
+    at += u.text.length;
+  }
+  return out;
+}
+
+// A query value as what it says, one character (or one percent-encoded UTF-8 character, or one
+// "+") at a time, each with the text it was written as. A malformed escape is read as written.
+function decodeUnits(value: string): Array<{ raw: string; text: string }> {
+  const units: Array<{ raw: string; text: string }> = [];
+  for (let i = 0; i < value.length; ) {
+    const ch = value[i]!;
+    if (ch === '%') {
+      const lead = parseInt(value.slice(i + 1, i + 3), 16);
+      const bytes = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+      const raw = value.slice(i, i + 3 * bytes);
+      try {
+        units.push({ raw, text: decodeURIComponent(raw) });
+        i += raw.length;
+        continue;
+      } catch {
+        // not an escape of a whole character: fall through and take the "%" as it is
+      }
+    }
+    const cp = value.codePointAt(i)!;
+    const raw = String.fromCodePoint(cp);
+    units.push({ raw, text: ch === '+' ? ' ' : raw });
+    i += raw.length;
+  }
+  return units;
 }

@@ -136,8 +136,8 @@ export function n(cell: string | undefined): number | null {
   return cell === undefined || cell === '' ? null : Number(cell);
 }
 
-/** A chart's percentage as drawn (`12.34%`, from the 4-place CSV rate) back to the rate. */
+/** A chart's percentage as drawn (`12.34%`, from the 4-place CSV rate; `—` for none) back to the rate. */
 export function rateOf(text: string | undefined): number | null {
-  if (text === undefined || text === '') return null;
+  if (text === undefined || text === '' || text === '—') return null;
   return Math.round(Number(text.replace('%', '')) * 100) / 10_000;
 }

@@ -38,10 +38,27 @@ function mondayOf(day: string): string {
   return new Date(d.getTime() - ((d.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** The agents a per-agent chart shows: most conversations first (agent_leaderboard), at most 8. */
+/** The spaces of the reports' agents and tools: with several, the page names each thing with its space. */
+export function csvSpaces(csv: Csv): string[] {
+  return [...new Set([...csv('agent_leaderboard'), ...csv('tool_failures')].map((r) => r.space!).filter((s) => s !== ''))].sort();
+}
+
+/** A row's agent: its space and id (two spaces may hold agents of one name). */
+export function agentOf(r: Record<string, string>): string {
+  return `${r.space}/${r.agent_id}`;
+}
+
+/** The label a chart gives a row's agent or tool: its name, and its space when the page holds several. */
+function labeller(csv: Csv): { agent: (r: Record<string, string>) => string; tool: (r: Record<string, string>) => string } {
+  const spaced = csvSpaces(csv).length > 1;
+  const withSpace = (name: string, r: Record<string, string>) => (spaced ? `${name} (${r.space})` : name);
+  return { agent: (r) => withSpace(r.agent_name || r.agent_id!, r), tool: (r) => withSpace(r.tool_name || r.slug!, r) };
+}
+
+/** The agents a per-agent chart shows: most conversations first (agent_leaderboard), at most 8: agentOf → label. */
 function shownAgents(csv: Csv): Map<string, string> {
   const rows = [...csv('agent_leaderboard')].sort((a, b) => n(b.conversations)! - n(a.conversations)!);
-  return new Map(rows.slice(0, MAX_AGENTS).map((r) => [r.agent_id!, r.agent_name || r.agent_id!]));
+  return new Map(rows.slice(0, MAX_AGENTS).map((r) => [agentOf(r), labeller(csv).agent(r)]));
 }
 
 export function expectPageMatchesCsv(page: Page, csv: Csv, previous: Record<string, string> | null, bucket: 'day' | 'week'): void {
@@ -82,15 +99,15 @@ export function expectPageMatchesCsv(page: Page, csv: Csv, previous: Record<stri
   const points: string[] = [];
   if (bucket === 'week') {
     for (const r of csv('containment_trend')) {
-      if (!agents.has(r.agent_id!) || n(r.ended) === 0) continue;
-      points.push(`${agents.get(r.agent_id!)}|${r.week}|contained|${n(r.containment_rate)}`);
-      points.push(`${agents.get(r.agent_id!)}|${r.week}|transferred|${n(r.transfer_rate)}`);
+      if (!agents.has(agentOf(r)) || n(r.ended) === 0) continue;
+      points.push(`${agents.get(agentOf(r))}|${r.week}|contained|${n(r.containment_rate)}`);
+      points.push(`${agents.get(agentOf(r))}|${r.week}|transferred|${n(r.transfer_rate)}`);
     }
   } else {
     const sums = new Map<string, [number, number, number]>();
     for (const r of csv('outcomes')) {
-      if (!agents.has(r.agent_id!)) continue;
-      const k = `${agents.get(r.agent_id!)}|${r.day}`;
+      if (!agents.has(agentOf(r))) continue;
+      const k = `${agents.get(agentOf(r))}|${r.day}`;
       const s = sums.get(k) ?? [0, 0, 0];
       sums.set(k, [s[0] + n(r.ended)!, s[1] + n(r.completed)!, s[2] + n(r.transferred)!]);
     }
@@ -106,9 +123,9 @@ export function expectPageMatchesCsv(page: Page, csv: Csv, previous: Record<stri
   const endings = [
     ...csv('transfer_nodes').map((r) => ({ r, ending: 'transferred', count: n(r.transfers)! })),
     ...csv('drop_off').map((r) => ({ r, ending: 'hung up', count: n(r.hang_ups)! })),
-  ].filter((e) => agents.has(e.r.agent_id!));
+  ].filter((e) => agents.has(agentOf(e.r)));
   const drawn = page.charts.get('endings')!.marks.map((m) => `${m.agent}|${m.node}|${m['ended by']}|${m.conversations}|${rateOf(m.share)}`);
-  const all = endings.map((e) => `${agents.get(e.r.agent_id!)}|${e.r.node_key || '(path unknown)'}|${e.ending}|${e.count}|${n(e.r.share)}`);
+  const all = endings.map((e) => `${agents.get(agentOf(e.r))}|${e.r.node_key || '(path unknown)'}|${e.ending}|${e.count}|${n(e.r.share)}`);
   for (const mark of drawn) expect(all).toContain(mark);
   for (const agent of agents.values()) {
     const nodes = new Set(all.filter((a) => a.startsWith(`${agent}|`)).map((a) => a.split('|')[1]));
@@ -124,7 +141,7 @@ export function expectPageMatchesCsv(page: Page, csv: Csv, previous: Record<stri
     .flatMap((r) =>
       r.failures_by_status!.split('; ').map((part) => {
         const [status, count] = [part.slice(0, part.lastIndexOf(':')), part.slice(part.lastIndexOf(':') + 1)];
-        const label = `${r.tool_name || r.slug} · ${(n(r.failure_rate)! * 100).toFixed(1)}%`;
+        const label = `${labeller(csv).tool(r)} · ${(n(r.failure_rate)! * 100).toFixed(1)}%`;
         return `${label}|${status}|${count}|${n(r.failure_rate)}|${r.calls}`;
       }),
     );
@@ -143,18 +160,18 @@ export function expectPageMatchesCsv(page: Page, csv: Csv, previous: Record<stri
   // agent and channel as the report has them
   const endingsOf = new Map<string, Map<string, number>>();
   for (const r of csv('abandonment')) {
-    if (!agents.has(r.agent_id!)) continue;
-    const s = endingsOf.get(agents.get(r.agent_id!)!) ?? new Map<string, number>();
+    if (!agents.has(agentOf(r))) continue;
+    const s = endingsOf.get(agents.get(agentOf(r))!) ?? new Map<string, number>();
     for (const c of ['ended', 'contained', 'transferred', 'abandoned', 'failed', 'other']) s.set(c, (s.get(c) ?? 0) + n(r[c])!);
-    endingsOf.set(agents.get(r.agent_id!)!, s);
+    endingsOf.set(agents.get(agentOf(r))!, s);
   }
   const endingMarks = [...endingsOf].flatMap(([agent, s]) =>
     ['contained', 'transferred', 'abandoned', 'failed', 'other'].filter((c) => s.get(c)! > 0).map((c) => `${agent}|${c}|${s.get(c)}|${r4(s.get(c)! / s.get('ended')!)}`),
   );
   expect(sorted(page.charts.get('abandonment')!.marks.map((m) => `${m.agent}|${m.ended}|${m.conversations}|${rateOf(m.share)}`))).toEqual(sorted(endingMarks));
   const answerMarks = csv('response_times')
-    .filter((r) => r.level === 'agent' && agents.has(r.agent_id!))
-    .flatMap((r) => ['p50', 'p90'].map((m) => `${agents.get(r.agent_id!)} · ${r.channel}|${m}|${n(r[`${m}_sec`])}|${r.answers}`));
+    .filter((r) => r.level === 'agent' && agents.has(agentOf(r)))
+    .flatMap((r) => ['p50', 'p90'].map((m) => `${agents.get(agentOf(r))} · ${r.channel}|${m}|${n(r[`${m}_sec`])}|${r.answers}`));
   expect(sorted(page.charts.get('response_times')!.marks.map((m) => `${m.agent}|${m.measure}|${n(m.seconds)}|${m.answers}`))).toEqual(sorted(answerMarks));
 
   // tables: the leaderboard as it is, the 20 newest failed tool calls

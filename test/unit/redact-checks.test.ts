@@ -82,6 +82,15 @@ describe('redactText', () => {
   it('skips a number labelled as an order or customer number', () => {
     expect(redactText('Kundennummer 0151 23456789, order no. 4111111111111111')).toBe('Kundennummer 0151 23456789, order no. 4111111111111111');
     expect(redactText('my order is late, call 0151 23456789')).toBe('my order is late, call [phone]');
+    expect(redactText('order number (4111111111111111), Kundennummer [0151 23456789]')).toBe(
+      'order number (4111111111111111), Kundennummer [0151 23456789]',
+    );
+  });
+  it('finds a phone number in parentheses, and keeps the parentheses', () => {
+    expect(redactText('me (+49 30 1234567)')).toBe('me ([phone])');
+    expect(redactText('x (0171 1234567) y')).toBe('x ([phone]) y');
+    expect(redactText('(+1 (415) 555-0132) or (+44 (0)20 7946 0958) 12')).toBe('([phone]) or ([phone]) 12');
+    expect(redactText('call 0171 1234567 (+33 6 12 34 56 78)')).toBe('call [phone] ([phone])');
   });
 });
 
@@ -92,7 +101,11 @@ describe('URL query strings', () => {
     expect(redactUrlQuery('https://shop.example/', 'drop')).toBe('https://shop.example/');
   });
   it('cleans only the values that hold personal data', () => {
-    expect(redactUrlQuery(url, 'values')).toBe('https://shop.example/checkout?email=[email]&step=2&q=call%20[phone]#top');
+    expect(redactUrlQuery(url, 'values')).toBe('https://shop.example/checkout?email=[email]&step=2&q=call+[phone]#top');
+  });
+  it('keeps every character of a value around the datum as it was written', () => {
+    expect(redactUrlQuery('https://x.example/p?q=%C2%AB0151+23456789%C2%BB%2C+ok', 'values')).toBe('https://x.example/p?q=%C2%AB[phone]%C2%BB%2C+ok');
+    expect(redactText('«https://x.example/p?email=(max%40web.de)»')).toBe('«https://x.example/p?email=([email])»');
   });
   it('keeps the URL in keep mode, and a sentence’s final full stop outside it', () => {
     expect(redactUrlQuery(url, 'keep')).toBe(url);

@@ -4,6 +4,7 @@
 
 import type { ReportRows, Row } from '../rows.js';
 import { num } from './kpis.js';
+import { agentKey, type PageNames } from './names.js';
 import type { Bucket } from './period.js';
 
 export type Values = Record<string, string | number | null>[];
@@ -25,11 +26,6 @@ export const OUTCOMES: readonly { column: string; label: string }[] = [
 ];
 
 export const UNKNOWN_NODE = '(path unknown)';
-
-/** The agent's name, or its id when the agents table does not know it. */
-export function agentLabel(row: Row): string {
-  return String(row.agent_name ?? row.agent_id ?? '(no agent)');
-}
 
 function text(cell: unknown): string {
   return cell === null || cell === undefined ? '' : String(cell);
@@ -66,10 +62,10 @@ export function volumeValues(outcomes: ReportRows, bucket: Bucket): Values {
   return values;
 }
 
-/** The agents with most conversations (agent_leaderboard), at most MAX_AGENTS, by label. */
-export function topAgents(leaderboard: ReportRows): Map<string | null, string> {
+/** The agents with most conversations (agent_leaderboard), at most MAX_AGENTS: agentKey → label. */
+export function topAgents(leaderboard: ReportRows, names: PageNames): Map<string, string> {
   const rows = [...leaderboard.rows].sort((a, b) => (num(b.conversations) ?? 0) - (num(a.conversations) ?? 0));
-  return new Map(rows.slice(0, MAX_AGENTS).map((r) => [r.agent_id as string | null, agentLabel(r)]));
+  return new Map(rows.slice(0, MAX_AGENTS).map((r) => [agentKey(r), names.agent(r)]));
 }
 
 function ratio(part: number, whole: number): number | null {
@@ -80,11 +76,11 @@ function ratio(part: number, whole: number): number | null {
  * Containment (completed ÷ ended) and transfer rate per agent and bucket: per week the rows of
  * `containment_trend` as they are; per day the `outcomes` rows of the agent's channels summed.
  */
-export function trendValues(outcomes: ReportRows, trend: ReportRows, bucket: Bucket, agents: Map<string | null, string>): Values {
+export function trendValues(outcomes: ReportRows, trend: ReportRows, bucket: Bucket, agents: Map<string, string>): Values {
   const points: { agent: string; bucket: string; ended: number; contained: number | null; transferred: number | null }[] = [];
   if (bucket === 'week') {
     for (const row of trend.rows) {
-      const agent = agents.get(row.agent_id as string | null);
+      const agent = agents.get(agentKey(row));
       if (agent === undefined || num(row.ended) === 0) continue;
       points.push({
         agent,
@@ -97,9 +93,9 @@ export function trendValues(outcomes: ReportRows, trend: ReportRows, bucket: Buc
   } else {
     const sums = new Map<string, { agent: string; bucket: string; ended: number; completed: number; transferred: number }>();
     for (const row of outcomes.rows) {
-      const agent = agents.get(row.agent_id as string | null);
+      const agent = agents.get(agentKey(row));
       if (agent === undefined || row.day === null) continue;
-      const key = `${String(row.agent_id)}\u0000${text(row.day)}`;
+      const key = `${agentKey(row)}\u0000${text(row.day)}`;
       const s = sums.get(key) ?? { agent, bucket: text(row.day), ended: 0, completed: 0, transferred: 0 };
       s.ended += num(row.ended) ?? 0;
       s.completed += num(row.completed) ?? 0;
@@ -120,14 +116,14 @@ export function trendValues(outcomes: ReportRows, trend: ReportRows, bucket: Buc
 }
 
 /** `transfer_nodes` and `drop_off` rows of the shown agents, the MAX_NODES last nodes with most endings each. */
-export function endingValues(transfers: ReportRows, hangUps: ReportRows, agents: Map<string | null, string>): Values {
+export function endingValues(transfers: ReportRows, hangUps: ReportRows, agents: Map<string, string>): Values {
   const rows = [
     ...transfers.rows.map((r) => ({ r, ending: 'transferred', n: num(r.transfers) ?? 0 })),
     ...hangUps.rows.map((r) => ({ r, ending: 'hung up', n: num(r.hang_ups) ?? 0 })),
   ];
   const values: Values = [];
-  for (const [agentId, agent] of agents) {
-    const mine = rows.filter((x) => x.r.agent_id === agentId);
+  for (const [key, agent] of agents) {
+    const mine = rows.filter((x) => agentKey(x.r) === key);
     const totals = new Map<string, number>();
     for (const x of mine) totals.set(text(x.r.node_key), (totals.get(text(x.r.node_key)) ?? 0) + x.n);
     const kept = new Set(
@@ -159,19 +155,19 @@ export function parseStatusMix(cell: unknown): { status: string; failures: numbe
   });
 }
 
-/** Label of a tool on the chart: its name (or slug) and how often its calls fail. */
-export function toolLabel(row: Row): string {
+/** Label of a tool on the chart: its name (with its space on a page of several) and how often its calls fail. */
+export function toolLabel(row: Row, names: PageNames): string {
   const rate = num(row.failure_rate);
-  const name = text(row.tool_name) || text(row.slug) || '(no slug)';
+  const name = names.tool(row);
   return rate === null ? name : `${name} · ${(rate * 100).toFixed(1)}%`;
 }
 
 /** `tool_failures` rows with failures (most first, at most MAX_TOOLS), split by status. */
-export function toolFailureValues(toolFailures: ReportRows): Values {
+export function toolFailureValues(toolFailures: ReportRows, names: PageNames): Values {
   const failing = toolFailures.rows.filter((r) => (num(r.failures) ?? 0) > 0).slice(0, MAX_TOOLS);
   return failing.flatMap((row) =>
     parseStatusMix(row.failures_by_status).map((s) => ({
-      tool: toolLabel(row),
+      tool: toolLabel(row, names),
       status: s.status,
       failures: s.failures,
       failure_rate: num(row.failure_rate),
@@ -205,10 +201,10 @@ export const ENDINGS: readonly { column: string; label: string }[] = [
 ];
 
 /** `abandonment` rows summed per agent (over its days), each ending's share of the agent's ended. */
-export function abandonmentValues(abandonment: ReportRows, agents: Map<string | null, string>): Values {
+export function abandonmentValues(abandonment: ReportRows, agents: Map<string, string>): Values {
   const sums = new Map<string, Map<string, number>>();
   for (const row of abandonment.rows) {
-    const agent = agents.get(row.agent_id as string | null);
+    const agent = agents.get(agentKey(row));
     if (agent === undefined) continue;
     const s = sums.get(agent) ?? new Map<string, number>();
     for (const c of ['ended', ...ENDINGS.map((e) => e.column)]) s.set(c, (s.get(c) ?? 0) + (num(row[c]) ?? 0));
@@ -226,12 +222,12 @@ export function abandonmentValues(abandonment: ReportRows, agents: Map<string | 
 }
 
 /** `response_times` rows of level agent for the agents shown: p50 and p90 per agent and channel. */
-export function responseTimeValues(responseTimes: ReportRows, agents: Map<string | null, string>): Values {
+export function responseTimeValues(responseTimes: ReportRows, agents: Map<string, string>): Values {
   return responseTimes.rows
-    .filter((r) => r.level === 'agent' && agents.has(r.agent_id as string | null))
+    .filter((r) => r.level === 'agent' && agents.has(agentKey(r)))
     .flatMap((r) =>
       (['p50', 'p90'] as const).map((measure) => ({
-        agent: `${agents.get(r.agent_id as string | null)} · ${text(r.channel)}`,
+        agent: `${agents.get(agentKey(r))} · ${text(r.channel)}`,
         measure,
         seconds: num(r[`${measure}_sec`]),
         slow_share: num(r.slow_share),

@@ -22,6 +22,7 @@ import {
 } from './chart-data.js';
 import { renderChart } from './charts.js';
 import { num, tiles } from './kpis.js';
+import { pageNames } from './names.js';
 import { renderPage } from './page.js';
 import { periodBuckets, period as periodOf } from './period.js';
 
@@ -44,6 +45,20 @@ export const PAGE_REPORTS = [
   'response_times',
   'handoff_precursors',
 ] as const;
+
+/** The page's reports whose rows are each one agent's (by space and agent_id), and one tool's (by space and slug). */
+const AGENT_REPORTS = [
+  'outcomes',
+  'containment_trend',
+  'transfer_nodes',
+  'drop_off',
+  'tool_failure_log',
+  'agent_leaderboard',
+  'abandonment',
+  'response_times',
+  'handoff_precursors',
+] as const satisfies readonly (typeof PAGE_REPORTS)[number][];
+const TOOL_REPORTS = ['tool_failures', 'tool_failure_log'] as const satisfies readonly (typeof PAGE_REPORTS)[number][];
 
 export interface HtmlReportOptions extends ReportReaderOptions {
   /** folder the page goes to (created if missing) */
@@ -90,7 +105,8 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
 
   const { tables, summary, period, params } = read;
   const t = (name: (typeof PAGE_REPORTS)[number]): ReportRows => tables.get(name)!;
-  const agents = topAgents(t('agent_leaderboard'));
+  const names = pageNames(AGENT_REPORTS.map(t), TOOL_REPORTS.map(t));
+  const agents = topAgents(t('agent_leaderboard'), names);
   const agentCount = t('agent_leaderboard').rows.length;
   const agentNote = agentCount > MAX_AGENTS ? `Shows the ${MAX_AGENTS} agents with most conversations, of ${agentCount}.` : undefined;
   const vars = {
@@ -106,7 +122,7 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
           { name: 'volume', values: volumeValues(t('outcomes'), period.bucket) },
           { name: 'agent_trend', values: trendValues(t('outcomes'), t('containment_trend'), period.bucket, agents), note: agentNote },
           { name: 'endings', values: endingValues(t('transfer_nodes'), t('drop_off'), agents), note: agentNote },
-          { name: 'tool_failures', values: toolFailureValues(t('tool_failures')) },
+          { name: 'tool_failures', values: toolFailureValues(t('tool_failures'), names) },
           { name: 'durations', values: durationValues(t('duration_histogram')) },
           { name: 'weekday_hour', values: weekdayHourValues(t('hourly_volume')) },
           { name: 'abandonment', values: abandonmentValues(t('abandonment'), agents), note: agentNote, why: true },
@@ -130,6 +146,7 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
     leaderboard: t('agent_leaderboard'),
     failureLog: t('tool_failure_log'),
     precursors: t('handoff_precursors'),
+    names,
     minSample: params.minSample,
     generatedAt: now,
     redacted: Boolean(options.redaction),

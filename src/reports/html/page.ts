@@ -3,10 +3,10 @@
 // the CSV's value in data-value, beside the text people read.
 
 import type { ReportRows, Row } from '../rows.js';
-import { agentLabel } from './chart-data.js';
 import type { RenderedChart } from './charts.js';
 import { count, dateTime, duration, percent, span } from './human.js';
 import { num, type Tile } from './kpis.js';
+import type { PageNames } from './names.js';
 import type { Period } from './period.js';
 import { PAGE_STYLE } from './style.js';
 
@@ -30,6 +30,8 @@ export interface PageInput {
   leaderboard: ReportRows;
   failureLog: ReportRows;
   precursors: ReportRows;
+  /** how agents and tools are named; tables get a Space column when it lists several spaces */
+  names: PageNames;
   minSample: number;
   generatedAt: Date;
   /** --redact was on: the page says so */
@@ -117,6 +119,12 @@ function headerLines(input: PageInput): string {
   ];
   const filters = filterText(input);
   if (filters) lines.push(`<p class="filters"><strong>Only:</strong> ${esc(filters)}</p>`);
+  if (input.names.spaces.length > 1) {
+    lines.push(
+      `<p class="spaces" data-spaces="${esc(input.names.spaces.join(' '))}"><strong>Spaces:</strong> ${esc(input.names.spaces.join(', '))}; ` +
+        'the charts name each agent and tool with its space in brackets, the tables have a Space column.</p>',
+    );
+  }
   lines.push(privacyLine(input));
   const synced = input.summary.last_sync_ended_at;
   lines.push(
@@ -197,9 +205,15 @@ function table(id: string, columns: Column[], rows: Row[], rowClass: (row: Row) 
 
 const rate = (column: string) => (row: Row) => esc(percent(num(row[column])));
 
+/** The Space column, first in every table of a page that holds several spaces (none otherwise). */
+function spaceColumn(names: PageNames): Column[] {
+  return names.spaces.length > 1 ? [{ name: 'space', title: 'Space', show: (r) => esc(r.space ?? '') }] : [];
+}
+
 function leaderboardSection(input: PageInput): string {
   const columns: Column[] = [
-    { name: 'agent_name', title: 'Agent', show: (r) => esc(agentLabel(r)) + (r.small_sample === true ? ' <span class="badge">small sample</span>' : '') },
+    ...spaceColumn(input.names),
+    { name: 'agent_name', title: 'Agent', show: (r) => esc(input.names.agentName(r)) + (r.small_sample === true ? ' <span class="badge">small sample</span>' : '') },
     { name: 'conversations', title: 'Conversations', show: (r) => esc(count(num(r.conversations))), numeric: true },
     { name: 'completion_rate', title: 'Contained', show: rate('completion_rate'), numeric: true },
     { name: 'transfer_rate', title: 'Transferred', show: rate('transfer_rate'), numeric: true },
@@ -231,9 +245,10 @@ function failuresSection(input: PageInput): string {
   const tz = input.period.tz;
   const columns: Column[] = [
     { name: 'called_at', title: `When (${tz})`, show: (r) => (typeof r.called_at === 'string' ? esc(dateTime(new Date(r.called_at), tz)) : '—') },
+    ...spaceColumn(input.names),
     { name: 'conversation_id', title: 'Conversation', show: (r) => `<code>${esc(r.conversation_id)}</code>` },
-    { name: 'agent_name', title: 'Agent', show: (r) => esc(agentLabel(r)) },
-    { name: 'tool_name', title: 'Tool', show: (r) => esc(r.tool_name ?? r.slug ?? '') },
+    { name: 'agent_name', title: 'Agent', show: (r) => esc(input.names.agentName(r)) },
+    { name: 'tool_name', title: 'Tool', show: (r) => esc(input.names.toolName(r)) },
     { name: 'node_key', title: 'Node', show: (r) => esc(r.node_key ?? '') },
     { name: 'status', title: 'Status', show: (r) => esc(r.status ?? '(none)') },
     ...(input.withText ? [{ name: 'output_redacted', title: 'Output', show: (r: Row) => `<code>${esc(r.output_redacted ?? '')}</code>` }] : []),
@@ -267,7 +282,8 @@ function whySection(input: PageInput): string {
   const tz = input.period.tz;
   const rows = topPrecursors(input.precursors);
   const columns: Column[] = [
-    { name: 'agent_name', title: 'Agent', show: (r) => esc(agentLabel(r)) },
+    ...spaceColumn(input.names),
+    { name: 'agent_name', title: 'Agent', show: (r) => esc(input.names.agentName(r)) },
     { name: 'outcome', title: 'Ended', show: (r) => esc(r.outcome === 'hung_up' ? 'hung up' : r.outcome) },
     { name: 'event', title: 'In the last turns', show: (r) => esc(String(r.event).replace('_', ' ')) },
     { name: 'share', title: 'Before this end', show: rate('share'), numeric: true },
