@@ -18,6 +18,7 @@ const TIMING = [
 /** Files that run what the docs and help texts tell a user, as written. */
 const DOCS = [
   'test/architecture.test.ts',
+  'test/first-minutes.test.ts',
   'test/help-text.test.ts',
   'test/recipes.test.ts',
   'test/recovery-table.test.ts',

@@ -2,7 +2,7 @@
 // last run's requests went, and the new run's limiter starts from them, so it sends nothing into a
 // 429 and does not wait the window out as if another client held it. Over HTTP, at 60 a window.
 import { describe, expect, it } from 'vitest';
-import { syncSpaces } from '../src/crawler/spaces.js';
+import { syncSpaces } from '../src/crawler/sync-spaces.js';
 import { sync } from '../src/crawler/sync.js';
 import type { RequestLogEntry, Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';

@@ -1,5 +1,5 @@
 // One sync per database; readers (report, query, status) work while it runs.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('a sync and other commands on one database', () => {
-  it('refuses a second sync at once, and lets report, query and status read in between batches', async () => {
+  it('skips a second sync at once (exit 75), and lets report, query and status read in between batches', async () => {
     const dbPath = join(dir, 'shared.duckdb');
     const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
     const running = startCli(['sync'], env);
@@ -33,8 +33,8 @@ describe('a sync and other commands on one database', () => {
     }
 
     const second = await runCli(['sync'], env);
-    expect(second.code).toBe(2);
-    expect(second.stderr.trim()).toMatch(/^convoduck: another convoduck sync \(pid \d+\) is already writing this database/);
+    expect(second.code, second.stderr).toBe(75);
+    expect(second.stderr.trim()).toMatch(/^convoduck: another convoduck sync \(pid \d+\) is already writing this database: this run is skipped/);
 
     const [report, query, status] = await Promise.all([
       runCli(['report', 'outcomes', 'coverage', '--out', join(dir, 'reports')], env),
@@ -42,7 +42,7 @@ describe('a sync and other commands on one database', () => {
       runCli(['status', '--json'], env),
     ]);
     expect(report.code, report.stderr).toBe(0);
-    expect(readdirSync(join(dir, 'reports')).sort()).toEqual(['coverage.csv', 'outcomes.csv']);
+    expect(readdirSync(join(dir, 'reports')).sort()).toEqual(['columns.md', 'coverage.csv', 'outcomes.csv']);
     expect(query.code, query.stderr).toBe(0);
     expect((JSON.parse(query.stdout) as { n: number }[])[0]!.n).toBe(500);
     expect(status.code, status.stderr).toBe(0);
@@ -51,5 +51,23 @@ describe('a sync and other commands on one database', () => {
     const done = await running.done;
     expect(done.code, done.stderr).toBe(0);
     await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
+  }, 300_000);
+
+  it('sync --wait: gives up after the bound (exit 75), or waits for the first sync to end and then syncs', async () => {
+    const dbPath = join(dir, 'waited.duckdb');
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
+    const running = startCli(['sync'], env);
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(`${dbPath}.sync-lock`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+
+    const [short, long] = await Promise.all([runCli(['sync', '--wait', '1s', '--json'], env), runCli(['sync', '--wait', '5m', '--json'], env)]);
+    expect(short.code, short.stderr).toBe(75);
+    expect(JSON.parse(short.stdout)).toMatchObject({ status: 'skipped', exitCode: 75 });
+    expect(short.stderr.trim()).toMatch(/^convoduck: another convoduck sync \(pid \d+\) is already writing this database \(still after waiting 1s\): this run is skipped/);
+
+    const first = await running.done;
+    expect(first.code, first.stderr).toBe(0);
+    expect(long.code, long.stderr).toBe(0);
+    expect(JSON.parse(long.stdout)).toMatchObject({ status: 'ok', exitCode: 0 });
   }, 300_000);
 });

@@ -4,7 +4,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { sync, type SyncProgress } from '../src/crawler/sync.js';
-import { describe as describeProgress } from '../src/cli/sync/progress.js';
+import { progressLine } from '../src/cli/sync/progress.js';
 import { scratch } from './support/scratch.js';
 
 const { tempDb } = scratch('connection-refused');
@@ -38,7 +38,7 @@ describe('a refused connection', () => {
       expect(p.connection!.attempt).toBeGreaterThanOrEqual(2);
     }
     expect(seen.every((p) => p.requests === 0 && p.rate.inWindow === 0)).toBe(true);
-    const line = describeProgress(troubled.at(-1)!);
+    const line = progressLine(troubled.at(-1)!);
     expect(line).toMatch(new RegExp(`^\\w+ · connection refused by 127\\.0\\.0\\.1:${port} · retrying \\(attempt [2-4]\\) · .* · 0 requests · 0/min`));
   }, 300_000);
 });

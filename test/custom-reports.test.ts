@@ -80,7 +80,7 @@ describe('report --sql-dir', () => {
     const out = join(dir, 'all');
     const res = await runCli(['report', '--db', dbPath, '--sql-dir', custom, '--out', out]);
     expect(res.code, res.stderr).toBe(0);
-    expect(readdirSync(out).sort()).toEqual([...BUILT_IN, 'voice_calls'].map((n) => `${n}.csv`).sort());
+    expect(readdirSync(out).sort()).toEqual([...[...BUILT_IN, 'voice_calls'].map((n) => `${n}.csv`), 'columns.md'].sort());
     expect(res.stderr).toMatch(/^voice_calls: \d+ rows → /m);
     const all = expectedVoiceCalls();
     expect(all.size).toBeGreaterThan(1);
@@ -91,7 +91,7 @@ describe('report --sql-dir', () => {
     const filtered = join(dir, 'one-agent');
     const only = await runCli(['report', 'voice_calls', '--db', dbPath, '--sql-dir', custom, '--agent', one, '--out', filtered]);
     expect(only.code, only.stderr).toBe(0);
-    expect(readdirSync(filtered)).toEqual(['voice_calls.csv']);
+    expect(readdirSync(filtered).sort()).toEqual(['columns.md', 'voice_calls.csv']);
     expect(readVoiceCalls(join(filtered, 'voice_calls.csv'))).toEqual(expectedVoiceCalls([one]));
   });
 
@@ -99,7 +99,7 @@ describe('report --sql-dir', () => {
     const out = join(dir, 'env');
     const res = await runCli(['report', 'voice_calls', 'outcomes', '--db', dbPath, '--out', out], { CONVODUCK_SQL_DIR: custom });
     expect(res.code, res.stderr).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['outcomes.csv', 'voice_calls.csv']);
+    expect(readdirSync(out).sort()).toEqual(['columns.md', 'outcomes.csv', 'voice_calls.csv']);
 
     const other = join(dir, 'other-reports');
     mkdirSync(other);

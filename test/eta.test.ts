@@ -2,7 +2,7 @@
 // (shrunk) minute, its progress reports kept with their times, each ETA compared with the time the
 // run really had left. Never 0 while work is left; counting down unless something real happens.
 import { describe, expect, it } from 'vitest';
-import { describe as describeLine, etaSeconds } from '../src/cli/sync/progress.js';
+import { progressLine, etaSeconds } from '../src/cli/sync/progress.js';
 import { sync, type SyncProgress } from '../src/crawler/sync.js';
 import { scratch } from './support/scratch.js';
 
@@ -28,7 +28,7 @@ describe('the ETA of a sync at 60 requests per minute', () => {
       now: () => sim.clock(),
       onProgress: (p) => {
         const at = Date.now();
-        seen.push({ at, p, eta: etaSeconds(p), line: describeLine(p) });
+        seen.push({ at, p, eta: etaSeconds(p), line: progressLine(p) });
       },
     });
     const end = Date.now();
@@ -59,5 +59,30 @@ describe('the ETA of a sync at 60 requests per minute', () => {
       const [a, b] = [details[i - 1]!, details[i]!];
       expect(b.eta!, `${a.line} → ${b.line}`).toBeLessThanOrEqual(a.eta! + 0.1 * (WINDOW_MS / 1000));
     }
+  }, 300_000);
+
+  it('is not shown on the first lines of a run its own pace holds back, and then within reach of the time really left', async () => {
+    // a budget with room for everything: the pace of slow answers (32 at a time) sets the run's length
+    const windowMs = 8_000;
+    const sim = await simulator({ seed: 31, conversations: 480, rateLimit: 100_000, windowMs, latency: { detailMs: 600, listMs: 5 } });
+    const seen: Seen[] = [];
+    const summary = await sync({
+      baseUrl: sim.baseUrl,
+      apiKey: sim.apiKey,
+      dbPath: tempDb(),
+      windowMs,
+      now: () => sim.clock(),
+      onProgress: (p) => seen.push({ at: Date.now(), p, eta: etaSeconds(p), line: progressLine(p) }),
+    });
+    expect(summary.status).toBe('ok');
+    const lastRequest = sim.requestLog.at(-1)!.t;
+    const details = seen.filter((s) => s.p.phase === 'details');
+    expect(details[0]!.line, 'the first details line').not.toMatch(/ETA/);
+    for (const s of seen.filter((x) => x.p.phase === 'listing').slice(0, 1)) expect(s.line).not.toMatch(/ETA/);
+    // once shown, never a multiple of the time left (the absurd first guess was ~40 times it)
+    const shown = details.filter((s) => s.eta !== null && lastRequest - s.at >= 1_000);
+    expect(shown.length, 'an ETA is shown once the pace is known').toBeGreaterThan(0);
+    const wild = shown.map((s) => ({ eta: s.eta!, left: (lastRequest - s.at) / 1000 })).filter((x) => x.eta > 3 * x.left || x.eta < x.left / 3);
+    expect(wild, JSON.stringify(wild.slice(0, 5))).toEqual([]);
   }, 300_000);
 });

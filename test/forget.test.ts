@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONVERSATION_ROW_TABLES } from '../src/erase/schema.js';
+import { CONVERSATION_ROW_TABLES } from '../src/store/erasures.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { runCli } from './support/cli.js';
@@ -236,7 +236,9 @@ describe('the erasure covers the schema', () => {
     const columns = await Database.with(
       db,
       (d) => d.all<{ table_name: string; column_name: string }>(
+        // tables only: a view (conversations_named) holds no rows of its own to erase
         `SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database()
+           AND table_name IN (SELECT table_name FROM duckdb_tables() WHERE database_name = current_database())
            AND (column_name = 'conversation_id' OR (column_name = 'id' AND table_name LIKE '%conversation%'))`,
       ),
       { readOnly: true },

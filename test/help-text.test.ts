@@ -45,4 +45,11 @@ describe('--help', () => {
     const listed = /Write every public table \(([^)]*)\)/.exec(text)?.[1]?.split(', ');
     expect(listed).toEqual([...PUBLIC_TABLES]);
   });
+  it('alert --help names its exit code and where the webhook comes from', async () => {
+    const res = await runCli(['alert', '--help']);
+    const text = res.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('Exit codes: 0 nothing firing, 10 at least one alert firing');
+    expect(text).toContain('CONVODUCK_ALERT_WEBHOOK_URL (or CONVODUCK_ALERT_WEBHOOK_URL_FILE');
+    for (const flag of ['--rules', '--backtest', '--from', '--check', '--json', '--metrics-file', '--webhook-format']) expect(text).toContain(flag);
+  });
 });

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { syncSpaces } from '../src/crawler/spaces.js';
+import { syncSpaces } from '../src/crawler/sync-spaces.js';
 import { runCli } from './support/cli.js';
 import { unescape } from './support/html-page.js';
 import { scratch } from './support/scratch.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncSpaces } from '../src/crawler/spaces.js';
+import { syncSpaces } from '../src/crawler/sync-spaces.js';
 import { generateDataset, startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
 import { n, parsePage, readCsv, unescape, type Page } from './support/html-page.js';

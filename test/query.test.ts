@@ -13,7 +13,7 @@ import { registerQuery } from '../src/cli/commands/query.js';
 import { toCliError, UsageError } from '../src/cli/errors.js';
 import { QueryError } from '../src/shared/errors.js';
 import { runQuery } from '../src/query/query.js';
-import type { QueryFormat } from '../src/query/formats.js';
+import type { QueryFormat } from '../src/output/formats.js';
 import { csvField } from '../src/output/csv.js';
 import { fitCell } from '../src/output/table.js';
 import { compactJson, toJsonCell, toText, stringifyJson } from '../src/output/values.js';

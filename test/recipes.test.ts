@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Simulator } from '../src/simulator/index.js';
 import { CLI } from './support/cli.js';
+import { Database } from '../src/store/database.js';
 import { place, recipe } from './support/doc-recipes.js';
 import { scratch } from './support/scratch.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
@@ -73,7 +74,7 @@ function expectReports(dir: string): void {
     .map((f) => f.replace(/\.sql$/, '.csv'))
     .sort();
   expect(existsSync(dir), `${dir} exists`).toBe(true);
-  expect(readdirSync(dir).sort()).toEqual(expected);
+  expect(readdirSync(dir).sort()).toEqual([...expected, 'columns.md'].sort());
   for (const f of expected) expect(readFileSync(join(dir, f), 'utf8').split('\n')[0]!.length).toBeGreaterThan(0);
 }
 
@@ -132,7 +133,13 @@ function cronLine(): { schedule: string[]; command: string } {
 
 /** Runs the cron line's command as cron does: /bin/sh -c, in HOME, with cron's bare environment. */
 async function runCron(sim: Simulator, m: ReturnType<typeof machine>, work: string) {
-  const command = place(cronLine().command, { '/srv/convoduck': work, [HOST]: sim.baseUrl, '/etc/convoduck/key': m.key, '/usr/local/bin': m.bin });
+  const command = place(cronLine().command, {
+    '/srv/convoduck': work,
+    [HOST]: sim.baseUrl,
+    '/etc/convoduck/key': m.key,
+    '/etc/convoduck/alerts.toml': join(ROOT, 'docs/alerts.example.toml'),
+    '/usr/local/bin': m.bin,
+  });
   const env = ['PATH=/usr/bin:/bin', `HOME=${m.home}`, 'SHELL=/bin/sh', 'LOGNAME=convoduck'];
   return run(['/usr/bin/env', '-i', ...env, '/bin/sh', '-c', command], m.home);
 }
@@ -141,7 +148,7 @@ describe('the cron line', () => {
   it('uses only documented commands and flags, hourly', () => {
     const { schedule, command } = cronLine();
     expect(schedule).toEqual(['0', '*', '*', '*', '*']);
-    expect(expectDocumentedInvocations(command)).toBe(2);
+    expect(expectDocumentedInvocations(command)).toBe(3);
   });
 
   it('syncs, writes a JSON summary line per run and every report, run after run', async () => {
@@ -159,6 +166,10 @@ describe('the cron line', () => {
     await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(work, 'reports'));
     expect(readFileSync(join(work, 'sync.log'), 'utf8')).toMatch(/coverage: \d+ rows/);
+    // the alert step evaluated the example rules (a bad rules path would be one line in the log)
+    expect(readFileSync(join(work, 'sync.log'), 'utf8')).not.toMatch(/alerts\.toml/);
+    const evaluated = await Database.with(join(work, 'convoduck.duckdb'), (db) => db.all(`SELECT DISTINCT rule FROM alert_evaluations`), { readOnly: true });
+    expect(evaluated.length).toBeGreaterThan(0);
   }, 300_000);
 
   it('still writes the reports when sync exits 1', async () => {
@@ -170,6 +181,37 @@ describe('the cron line', () => {
     const r = await runCron(sim, m, work);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(summaries(readFileSync(join(work, 'sync.jsonl'), 'utf8'))).toEqual([expect.objectContaining({ status: 'errors', exitCode: 1 })]);
+    expectReports(join(work, 'reports'));
+  }, 300_000);
+
+  it('started again while the last run still syncs: that sync is skipped (exit 75), no reports, then the first one writes them', async () => {
+    // slow details keep the first run syncing for seconds
+    const sim = await simulator({ latency: { detailMs: 2_000 } });
+    const m = machine(sim);
+    const work = join(m.root, 'srv');
+    mkdirSync(work);
+    const lock = join(work, 'convoduck.duckdb.sync-lock');
+    const first = runCron(sim, m, work);
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(lock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(lock), 'the first run took the sync lock').toBe(true);
+
+    const second = await runCron(sim, m, work);
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(existsSync(lock), 'the first run was still syncing when the second ended').toBe(true);
+    const skipped = summaries(readFileSync(join(work, 'sync.jsonl'), 'utf8'));
+    expect(skipped).toEqual([expect.objectContaining({ status: 'skipped', exitCode: 75 })]);
+    expect(skipped[0]!.error).toMatch(/^another convoduck sync \(pid \d+\) is already writing this database: this run is skipped/);
+    expect(existsSync(join(work, 'reports')), 'no reports after a skipped sync').toBe(false);
+    expect(readFileSync(join(work, 'sync.log'), 'utf8')).not.toMatch(/rows →/);
+
+    const done = await first;
+    expect(done.code, done.stdout + done.stderr).toBe(0);
+    expect(summaries(readFileSync(join(work, 'sync.jsonl'), 'utf8')).map((s) => [s.status, s.exitCode])).toEqual([
+      ['skipped', 75],
+      ['ok', 0],
+    ]);
+    await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(work, 'reports'));
   }, 300_000);
 });

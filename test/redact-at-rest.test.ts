@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REWRITE_PENDING } from '../src/erase/erase.js';
+import { REWRITE_PENDING } from '../src/store/rewrite-file.js';
 import { keyedHash } from '../src/redact/index.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';

@@ -11,7 +11,8 @@ import { loadReports, parseReportTime, reportBody, runReports, type ReportFilter
 import { startSimulator, type Dataset, type Simulator } from '../src/simulator/index.js';
 import { sync } from '../src/crawler/sync.js';
 import { Database } from '../src/store/database.js';
-import { fetchedDetail, finishRun, saveDetails, startRun, type FetchedDetail, type RunCounters, type SyncErrorRecord } from '../src/store/writes.js';
+import { finishRun, startRun, type RunCounters, type SyncErrorRecord } from '../src/store/sync-runs.js';
+import { fetchedDetail, saveDetails, type FetchedDetail } from '../src/store/writes.js';
 import { runCli } from './support/cli.js';
 import {
   cmp,
@@ -311,7 +312,7 @@ describe('reports over the whole database (UTC)', () => {
 
   it('writes one CSV per report and reports its row count', () => {
     expect(results.map((r) => r.name)).toEqual(ALL_REPORTS);
-    expect(readdirSync(out).sort()).toEqual(ALL_REPORTS.map((n) => `${n}.csv`));
+    expect(readdirSync(out).sort()).toEqual([...ALL_REPORTS.map((n) => `${n}.csv`), 'columns.md'].sort());
     for (const r of results) expect(csv(r.name).rows.length, r.name).toBe(r.rows);
   });
 
@@ -750,7 +751,7 @@ ORDER BY t.conversation_id, t.seq;
     // every record ends with CRLF (line breaks inside quoted cells are the callers' own)
     expect(text.endsWith('\r\n')).toBe(true);
     expect(text.split('\r\n').length - 1).toBeGreaterThanOrEqual(records.length);
-    expect(readdirSync(out)).toEqual(['caller_lines.csv']); // no temporary files left behind
+    expect(readdirSync(out).sort()).toEqual(['caller_lines.csv', 'columns.md']); // no temporary files left behind
   });
 
   it('json is an array of objects; parquet keeps native types', async () => {

@@ -2,7 +2,7 @@
 // also when the turns hold text as speech-to-text and chat widgets produce it (emoji, RTL,
 // invisible and control characters, strings cut mid-surrogate).
 import { describe, expect, it } from 'vitest';
-import { INDEX_ALL_SQL } from '../src/search/schema.js';
+import { INDEX_ALL_SQL } from '../src/store/search-index/schema.js';
 import { Database } from '../src/store/database.js';
 import { runCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';

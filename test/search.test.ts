@@ -5,8 +5,8 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { INDEX_ALL_SQL } from '../src/search/schema.js';
-import { STOPWORDS } from '../src/search/tokenize.js';
+import { INDEX_ALL_SQL } from '../src/store/search-index/schema.js';
+import { STOPWORDS } from '../src/store/search-index/tokenize.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { runCli } from './support/cli.js';

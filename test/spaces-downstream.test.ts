@@ -6,7 +6,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncSpaces } from '../src/crawler/spaces.js';
+import { syncSpaces } from '../src/crawler/sync-spaces.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';
@@ -117,6 +117,15 @@ describe('query', () => {
     ]);
     const all = await runCli(['query', '--format', 'json', sql], env);
     expect(JSON.parse(all.stdout)[0].conversations).toBe(SIZES.reduce((x, y) => x + y, 0));
+  });
+
+  it('--space: the view conversations_named holds only those spaces’ rows, each with its agent’s name', async () => {
+    const b = sims[1]!;
+    const sql = `SELECT count(*) AS n, count(DISTINCT space) AS spaces, count(agent_name) AS named FROM conversations_named`;
+    const one = await runCli(['query', '--format', 'json', '--space', b.space, sql], env);
+    expect(one.code, one.stderr).toBe(0);
+    const n = expected(b).conversations;
+    expect(JSON.parse(one.stdout)).toEqual([{ n, spaces: 1, named: n }]);
   });
 
   it('an unknown slug: one line listing the known ones, exit 2', async () => {

@@ -1,7 +1,7 @@
 // Many keys flushing at once: two dozen simulated spaces crawled flat out in one run, so the one
 // writer stores many spaces' details in the same transactions. Every space must come out exact.
 import { afterEach, describe, expect, it } from 'vitest';
-import { syncSpaces } from '../src/crawler/spaces.js';
+import { syncSpaces } from '../src/crawler/sync-spaces.js';
 import { generateDataset, startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { scratch } from './support/scratch.js';

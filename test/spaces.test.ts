@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { syncSpaces } from '../src/crawler/spaces.js';
+import { syncSpaces } from '../src/crawler/sync-spaces.js';
 import type { RequestLogEntry, Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { CLI, runCli } from './support/cli.js';

@@ -8,7 +8,7 @@ import type { StatusReport } from '../src/status/report.js';
 import { renderStatus } from '../src/cli/status/render.js';
 import { Database } from '../src/store/database.js';
 import { PUBLIC_TABLES } from '../src/store/schema.js';
-import { startRun } from '../src/store/writes.js';
+import { startRun } from '../src/store/sync-runs.js';
 import { runCli } from './support/cli.js';
 import { copyFixture, type Fixture } from './support/exports-fixture.js';
 import { formatInstant } from '../src/shared/time.js';

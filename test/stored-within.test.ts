@@ -7,7 +7,8 @@ import { generateDataset } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { rebuild } from '../src/store/derive.js';
 import { pendingDetails } from '../src/store/pending-details.js';
-import { fetchedDetail, saveDetails, saveListPage, startRun, storedWithin, type FetchedDetail, type RunCounters } from '../src/store/writes.js';
+import { startRun, type RunCounters } from '../src/store/sync-runs.js';
+import { fetchedDetail, saveDetails, saveListPage, storedWithin, type FetchedDetail } from '../src/store/writes.js';
 import { scratch } from './support/scratch.js';
 import { expectNoDuplicateKeys } from './support/store-vs-simulator.js';
 
@@ -26,11 +27,12 @@ describe('storedWithin', () => {
 
   it('reads every row for a detail without storedAt, none where nothing is stored, else a millisecond around the times', () => {
     const at = Date.parse('2026-11-20T12:00:00.000Z');
-    expect(storedWithin('fetched_at', [detail({ listedAt: at, fetchedAt: at }), detail()], (s) => s.fetchedAt)).toBe('true');
-    expect(storedWithin('fetched_at', [detail({ listedAt: at, fetchedAt: null })], (s) => s.fetchedAt)).toBe('false');
-    expect(storedWithin('listed_at', [detail({ listedAt: at + 5000, fetchedAt: null }), detail({ listedAt: at, fetchedAt: null })], (s) => s.listedAt)).toBe(
-      `listed_at BETWEEN TIMESTAMPTZ '2026-11-20T11:59:59.999Z' AND TIMESTAMPTZ '2026-11-20T12:00:05.001Z'`,
-    );
+    expect(storedWithin('fetched_at', [detail({ listedAt: at, fetchedAt: at }), detail()], (s) => s.fetchedAt)).toEqual({ sql: 'true', params: [] });
+    expect(storedWithin('fetched_at', [detail({ listedAt: at, fetchedAt: null })], (s) => s.fetchedAt)).toEqual({ sql: 'false', params: [] });
+    expect(storedWithin('listed_at', [detail({ listedAt: at + 5000, fetchedAt: null }), detail({ listedAt: at, fetchedAt: null })], (s) => s.listedAt)).toEqual({
+      sql: 'listed_at BETWEEN $1::TIMESTAMPTZ AND $2::TIMESTAMPTZ',
+      params: ['2026-11-20T11:59:59.999Z', '2026-11-20T12:00:05.001Z'],
+    });
   });
 });
 

@@ -15,6 +15,7 @@ import { Agent, request } from 'undici';
 import { parseBaseUrl } from './base-url.js';
 import { ApiError, TransientError } from './errors.js';
 import { RateLimiter, type Ticket } from './rate-limiter.js';
+import { ServerClock } from './server-clock.js';
 import { Slots } from './slots.js';
 import {
   bodyMatters,
@@ -113,6 +114,8 @@ export class HttpClient {
   private readonly closing = new AbortController();
   private readonly counters: ClientStats = { requests: 0, throttled: 0, retries: 0 };
   private trouble: ConnectionTrouble | null = null;
+  /** the server's clock against this machine's, from the Date header of every response */
+  readonly serverClock = new ServerClock();
 
   constructor(opts: ApiClientOptions) {
     this.baseUrl = parseBaseUrl(opts.baseUrl);
@@ -273,6 +276,7 @@ export class HttpClient {
 
   private async send(url: URL, shown: string, attempt: number, ticket: Ticket): Promise<Attempt> {
     const started = performance.now();
+    const sentAtWall = Date.now();
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(new AttemptTimeout(this.timeoutMs)), this.timeoutMs);
     const signal = AbortSignal.any([timer.signal, this.closing.signal]);
@@ -307,6 +311,7 @@ export class HttpClient {
         },
       });
       const head = readHead(res.statusCode, res.headers);
+      this.serverClock.observe(head.date, sentAtWall, Date.now());
       this.trouble = null;
       // A 429's pause starts with its observation: no other request slips out in between.
       const pauseMs = head.status === 429 ? throttleWaitMs(head, this.windowMs, Date.now()) : undefined;

@@ -27,6 +27,8 @@ export interface ResponseHead {
   contentType: string;
   contentLength: number | undefined;
   location: string | undefined;
+  /** the Date header, as sent */
+  date: string | undefined;
 }
 
 type RawHeaders = Record<string, string | string[] | undefined>;
@@ -40,6 +42,7 @@ export function readHead(status: number, headers: RawHeaders): ResponseHead {
     contentType: headerString(headers['content-type']) ?? '',
     contentLength: headerNumber(headers['content-length']),
     location: headerString(headers.location),
+    date: headerString(headers.date),
   };
 }
 

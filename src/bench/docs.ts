@@ -11,7 +11,7 @@ import { int, secs, type Goal } from './print.js';
 import type { RealDataResult } from './real-data.js';
 import type { ReportsResult } from './reports.js';
 import type { ScaleResult } from './scale.js';
-import type { SpacesResult } from './spaces.js';
+import type { SpacesResult } from './many-keys.js';
 import { searchDocTable, type SearchBenchResult } from './search.js';
 import type { StoredResult } from './stored.js';
 

@@ -16,8 +16,10 @@ import { SCHEMA_SQL } from '../store/schema.js';
 import { normaliseDetail } from '../store/normalise.js';
 import { CONVERSATION_FIGURES_SQL, turnFiguresSql, VISIT_ENTRY_SQL } from '../store/figures.js';
 import { conversationKeySql } from '../store/conversation-key.js';
-import { saveDetails, saveListPage, startRun, type FetchedDetail, type RunCounters } from '../store/writes.js';
+import { startRun, type RunCounters } from '../store/sync-runs.js';
+import { saveDetails, saveListPage, type FetchedDetail } from '../store/writes.js';
 import { generateDataset } from '../simulator/index.js';
+import { sqlText } from '../store/sql.js';
 
 export interface NormaliseResult {
   details: number;
@@ -123,11 +125,10 @@ export async function benchNormalise(dir: string, n: number, log: (s: string) =>
   let floorSec: number;
   try {
     await floor.run(SCHEMA_SQL);
-    const file = detailsFile.replaceAll("'", "''");
     t = performance.now();
     await floor.run(`
       CREATE TEMP TABLE d AS
-      SELECT data FROM read_json('${file}', format = 'newline_delimited', columns = {data: 'STRUCT(
+      SELECT data FROM read_json(${sqlText(detailsFile)}, format = 'newline_delimited', columns = {data: 'STRUCT(
         id VARCHAR, agent_id VARCHAR, channel VARCHAR, direction VARCHAR, session_ref VARCHAR, page_url VARCHAR,
         started_at VARCHAR, ended_at VARCHAR, duration_sec INTEGER, message_count INTEGER, outcome VARCHAR,
         summary VARCHAR,
@@ -137,7 +138,7 @@ export async function benchNormalise(dir: string, n: number, log: (s: string) =>
         node_path STRUCT("at" VARCHAR, node_key VARCHAR)[])'})`);
     await floor.run(`
       INSERT INTO conversations
-      SELECT data.id, '${space.replaceAll("'", "''")}', data.agent_id, data.channel, data.direction, data.session_ref,
+      SELECT data.id, ${sqlText(space)}, data.agent_id, data.channel, data.direction, data.session_ref,
              data.page_url, try_cast(data.started_at AS TIMESTAMPTZ), try_cast(data.ended_at AS TIMESTAMPTZ),
              data.duration_sec, data.message_count, data.outcome, data.summary,
              data.ended_at IS NOT NULL AND data.outcome IS NOT NULL, now(), now(), 'exact', NULL, ${conversationKeySql('data.id')}

@@ -8,7 +8,7 @@ import { fixed } from './measure.js';
 import type { NormaliseResult } from './normalise.js';
 import type { ReportsResult } from './reports.js';
 import type { ScaleResult } from './scale.js';
-import type { SpacesResult } from './spaces.js';
+import type { SpacesResult } from './many-keys.js';
 import type { StoredResult } from './stored.js';
 
 export interface Goal {

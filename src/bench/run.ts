@@ -20,7 +20,7 @@ import { benchRealData } from './real-data.js';
 import { benchRedact, printRedact } from './redact.js';
 import { benchReports } from './reports.js';
 import { benchScale } from './scale.js';
-import { benchSpaces, type SpacesSettings } from './spaces.js';
+import { benchSpaces, type SpacesSettings } from './many-keys.js';
 import { benchSearch, printSearch, type SearchBenchSettings } from './search.js';
 import { benchStored } from './stored.js';
 

@@ -7,6 +7,7 @@
 import type { Database } from '../store/database.js';
 import { CONVERSATION_FIGURES_SQL, turnFiguresSql, VISIT_ENTRY_SQL } from '../store/figures.js';
 import { conversationKeySql } from '../store/conversation-key.js';
+import { sqlText } from '../store/sql.js';
 
 export interface ScaleCounts {
   conversations: number;
@@ -29,7 +30,7 @@ export interface ScaleOptions {
 }
 
 export async function generateScaleData(db: Database, n: number, options: ScaleOptions = {}): Promise<ScaleCounts> {
-  const space = `'${(options.space ?? 'bench-space').replaceAll("'", "''")}'`;
+  const space = sqlText(options.space ?? 'bench-space');
   await db.run(`SET TimeZone = 'UTC'`);
   await db.run(`
     CREATE OR REPLACE TEMP MACRO bench_uuid(s) AS

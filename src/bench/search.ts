@@ -8,7 +8,7 @@ import { copyFileSync, rmSync, statSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { LIST, VARCHAR, listValue } from '@duckdb/node-api';
-import { INDEX_ALL_SQL } from '../search/schema.js';
+import { INDEX_ALL_SQL } from '../store/search-index/schema.js';
 import { searchTurns } from '../search/search.js';
 import * as P from '../simulator/phrases.js';
 import { Database } from '../store/database.js';

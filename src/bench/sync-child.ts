@@ -8,7 +8,7 @@
 import { preferSmallHeap } from '../shared/heap.js';
 import { sync, type SyncProgress } from '../crawler/sync.js';
 import { reportChildFailure } from './child-error.js';
-import { searchIndexing } from '../search/maintain.js';
+import { searchIndexing } from '../store/search-index/maintain.js';
 
 interface Args {
   baseUrl: string;

@@ -1,7 +1,8 @@
 // Pure judgements behind `convoduck check`: each turns what one response showed into a finding
 // (ok, warn, fail, skip) with a one-line message and the measured values. No I/O.
 
-import { detailProblem } from '../crawler/validate.js';
+import { normaliseDetail } from '../store/normalise.js';
+import { clockClauses, type ClockSeen } from './clock-finding.js';
 
 export type FindingStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -75,7 +76,22 @@ export function collectTimestamps(listItems: readonly unknown[], detail: unknown
   return out;
 }
 
-export function judgeTimestamps(examples: readonly string[]): Finding {
+/**
+ * How the server writes its timestamps, and (given `clock`) how its clock and its newest
+ * conversation stand against this machine's: a skew over a minute is a warning (a sync lists on the
+ * server's times and loses nothing, but the server's times are off).
+ */
+export function judgeTimestamps(examples: readonly string[], clock?: ClockSeen): Finding {
+  const finding = judgeTimestampForms(examples);
+  if (!clock) return finding;
+  const values = { ...finding.values, clockSkewSeconds: clock.skewSeconds, newestAheadSeconds: clock.newestAheadSeconds };
+  const off = clockClauses(clock);
+  if (off.length === 0 || finding.status === 'fail') return { ...finding, values };
+  const message = `${finding.status === 'skip' ? 'timestamps' : finding.message}; ${off.join('; ')} (sync lists on the server's times)`;
+  return { ...finding, status: 'warn', message, values };
+}
+
+function judgeTimestampForms(examples: readonly string[]): Finding {
   const counts: Record<TimestampZone, number> = { utc: 0, offset: 0, local: 0, unreadable: 0 };
   const firstOf: Partial<Record<TimestampZone, string>> = {};
   let maxFraction = 0;
@@ -253,7 +269,8 @@ export function pickConversation(listItems: readonly unknown[]): string | null {
 export function judgeDetail(json: unknown, id: string): Finding {
   const name = 'detail';
   // A detail a sync would set aside does not stop a sync, but every such conversation would lack its rows.
-  const problem = detailProblem(json, id);
+  const normalised = normaliseDetail(json, id);
+  const problem = normalised.usable ? null : normalised.reason;
   if (problem) {
     return { status: 'warn', name, message: `conversation detail ${id} would be set aside: ${problem}; a sync keeps its raw body and goes on (see the api_drift report)`, values: { conversationId: id, problem } };
   }

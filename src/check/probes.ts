@@ -119,6 +119,9 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
   // Whatever was read before the probe stopped still shows how the server writes timestamps.
   let listItems: unknown[] | null = null;
   let detailJson: unknown = undefined;
+  /** the newest started_at of the first page (ms) */
+  let newestMs: number | null = null;
+  const checkStart = now();
 
   /** One GET, within the request budget; a failure becomes a finding and stops the probe. */
   const call = async <T>(what: FindingName, path: string, run: () => Promise<T>): Promise<T> => {
@@ -176,10 +179,10 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
     add({ status: 'ok', name: 'key', message: `key accepted: space ${JSON.stringify(space)} (GET /spaces)`, values: { space } });
 
     const listPath = `/spaces/${encodeURIComponent(space)}/conversations`;
-    // Pinned like a sync's window, so arrivals during the check do not shift the pages.
-    const to = now().toISOString();
+    // As a sync's window: the first page open at the top, the rest pinned on the server's timeline
+    // (its newest conversation, or its clock when later), so arrivals during the check do not shift the pages.
     const firstJson = await call('first-page', `${listPath}?page=1&per_page=${MAX_PER_PAGE}`, () =>
-      client.get(listPath, { to, page: 1, per_page: MAX_PER_PAGE }),
+      client.get(listPath, { page: 1, per_page: MAX_PER_PAGE }),
     );
     const first = readListBody(firstJson.json);
     if ('problem' in first) {
@@ -192,6 +195,8 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
     if (first.meta.total !== null) listed = { total: first.meta.total, served: servedPerPage(page) };
 
     listItems = first.data;
+    newestMs = newestStarted(first.data);
+    const to = new Date(Math.max(client.serverClock.serverNow(checkStart).getTime(), newestMs ?? -Infinity)).toISOString();
     const id = pickConversation(first.data);
     if (id === null) {
       add({ status: 'skip', name: 'detail', message: 'conversation detail: nothing listed to fetch', values: {} });
@@ -219,7 +224,15 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
     await client.close();
   }
 
-  if (listItems !== null) add(judgeTimestamps(collectTimestamps(listItems, detailJson)));
+  if (listItems !== null) {
+    const skewMs = client.serverClock.skewMs();
+    const serverNowMs = client.serverClock.serverNow(checkStart).getTime();
+    const tenths = (ms: number) => Math.round(ms / 100) / 10;
+    add(judgeTimestamps(collectTimestamps(listItems, detailJson), {
+      skewSeconds: skewMs === null ? null : tenths(skewMs),
+      newestAheadSeconds: newestMs === null ? null : tenths(newestMs - serverNowMs),
+    }));
+  }
   // A refusal's rate headers say nothing about the key's budget.
   if (!findings.has('rate-limit') && refusal === null) add(judgeRateHeaders(seen));
   const limit = findings.get('rate-limit')?.values.limit;
@@ -235,4 +248,15 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
     requests: client.stats.requests,
     refusal,
   };
+}
+
+/** The latest readable started_at among list items (ms), or null. */
+function newestStarted(items: readonly unknown[]): number | null {
+  let newest: number | null = null;
+  for (const item of items) {
+    const text = typeof item === 'object' && item !== null ? (item as { started_at?: unknown }).started_at : undefined;
+    const ms = typeof text === 'string' ? Date.parse(text) : NaN;
+    if (Number.isFinite(ms) && (newest === null || ms > newest)) newest = ms;
+  }
+  return newest;
 }

@@ -12,6 +12,10 @@ export const EXIT = {
   failed: 1,
   usage: 2,
   auth: 3,
+  /** another sync was writing the database: this run left it alone (sysexits.h's EX_TEMPFAIL: try again later) */
+  busy: 75,
+  /** `alert`: the rules were evaluated and at least one alert is firing */
+  alertsFiring: 10,
 } as const;
 
 export class CliError extends Error {
@@ -41,7 +45,8 @@ export class UsageError extends CliError {
  */
 export function toCliError(err: unknown): CliError | undefined {
   if (err instanceof CliError) return err;
-  if (err instanceof InvalidInputError || err instanceof StoreError || err instanceof SyncLockedError) {
+  if (err instanceof SyncLockedError) return new CliError(err.message, EXIT.busy);
+  if (err instanceof InvalidInputError || err instanceof StoreError) {
     return new UsageError(err.message);
   }
   if (err instanceof QueryError || err instanceof DatabaseBusyError || err instanceof DatabaseReadError) {

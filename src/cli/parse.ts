@@ -1,7 +1,7 @@
 // Pure parsers for flag values. Each throws a UsageError that says what was wrong and what to do.
 // Times and durations: src/shared/time.ts (report filters use them too).
 
-import { QUERY_FORMATS, type QueryFormat } from '../query/formats.js';
+import { QUERY_FORMATS, type QueryFormat } from '../output/formats.js';
 import { UsageError } from './errors.js';
 
 export function parsePositiveInt(flag: string, value: string): number {

@@ -45,8 +45,15 @@ export class WindowLister {
     this.relistsLeft = options.maxRelists ?? DEFAULT_MAX_RELISTS;
   }
 
-  /** Lists the window; true when every part of it added up (false also when aborted). */
-  list(window: TimeWindow): Promise<boolean> {
+  /** the window's first page, already fetched (with no `to`: the page that pinned the window's end) */
+  private firstPage: ListedPage | null = null;
+
+  /**
+   * Lists the window; true when every part of it added up (false also when aborted). `firstPage`:
+   * its first page, fetched already, holding nothing past the window's end.
+   */
+  list(window: TimeWindow, firstPage?: ListedPage): Promise<boolean> {
+    this.firstPage = firstPage ?? null;
     return this.verify(window, true);
   }
 
@@ -83,7 +90,9 @@ export class WindowLister {
     // per page fetched: how many it held and its next_page (not its data: 100,000 summaries at once)
     const fetched = new Map<number, PageSeen>();
     const fetch = async (page: number): Promise<ListedPage> => {
-      const response = await this.options.fetchPage(window, page);
+      const prefetched = whole && page === 1 ? this.firstPage : null;
+      this.firstPage = null;
+      const response = prefetched ?? (await this.options.fetchPage(window, page));
       fetched.set(page, { items: response.data.length, nextPage: response.meta.next_page });
       for (const c of response.data) this.seen.set(c.id, Date.parse(c.started_at));
       counted = Math.max(counted, response.meta.total);

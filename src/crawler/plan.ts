@@ -3,9 +3,9 @@
 import type { TimeWindow } from '../store/watermark.js';
 
 export interface WindowPlanInput {
-  /** the run's start: the window's `to` is pinned here so pages cannot shift under the crawl */
+  /** the run's start on the server's clock: the window's `to` is pinned no earlier, so pages cannot shift under the crawl */
   now: Date;
-  /** the `to` of the last completely listed window, if any */
+  /** where the last completely listed window left off on the server's timeline (the newest started_at it sent), if any */
   watermark: Date | null;
   overlapMs: number;
   since?: Date;
@@ -38,6 +38,26 @@ export function planWindow(input: WindowPlanInput): ListWindow {
     to,
     advancesWatermark: !input.until,
   };
+}
+
+/**
+ * Whether the window's end is taken from its first page, asked for with no `to`: the newest
+ * started_at the server serves, or its clock when that is later. Only a backfill ending before the
+ * server's now (`--until`) has an end of its own.
+ */
+export function endFromFirstPage(input: Pick<WindowPlanInput, 'now' | 'until'>): boolean {
+  return !(input.until && input.until < input.now);
+}
+
+/**
+ * The point an incremental listing resumes from after a window that added up: the newest started_at
+ * the server sent in it, never past the server's clock (a conversation dated in the future must not
+ * hide the ones that follow it), never before the point it resumed from.
+ */
+export function nextListedNewest(previous: Date | null, newestSeenMs: number | null, serverNow: Date): Date | null {
+  if (newestSeenMs === null) return previous;
+  const candidate = Math.min(newestSeenMs, serverNow.getTime());
+  return new Date(previous === null ? candidate : Math.max(previous.getTime(), candidate));
 }
 
 /** Splits [from, to] (ms, inclusive) into two inclusive halves that do not overlap. */

@@ -2,52 +2,32 @@
 // listing of a pinned window, then the details still missing. Progress is committed page by page
 // and batch by batch, so a run killed at any point resumes where the database says it stopped.
 // What a run takes and gives back, and the entry points that start one, are in sync.ts.
+//
+// Over 400 lines as one class: its phases share the run's counters, errors and writes. What stands
+// alone is beside it: dimensions.ts, listing.ts, failed-runs.ts, send-wait.ts, unreadable-body.ts.
 
-import type { RateLimiterStats } from '../api/rate-limiter.js';
 import { AuthError, NotFoundError, ApiError, type ApiClient } from '../api/client.js';
-import { setAsideUnstorable } from '../store/normalise.js';
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
 import { describeShortWindow, recordListingGaps } from '../store/listing-gaps.js';
 import { countMissingDetails, countPendingDetails, pendingDetails, PLAN_CHUNK, type PendingDetails } from '../store/pending-details.js';
-import { DEFAULT_OVERLAP_MS, getWatermark, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
-import {
-  finishRun,
-  fetchedDetail,
-  markDeleted,
-  recordErrors,
-  saveListPage,
-  startRun,
-  updateRun,
-  type DeletedConversation,
-  type FetchedDetail,
-  type RunCounters,
-  type StoredAt,
-  type SyncErrorRecord,
-} from '../store/writes.js';
+import { DEFAULT_OVERLAP_MS, getListedNewest, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
+import { finishRun, recordErrors, recordRunClock, startRun, updateRun, type RunCounters, type SyncErrorRecord } from '../store/sync-runs.js';
+import { fetchedDetail, markDeleted, saveListPage, type DeletedConversation, type FetchedDetail, type StoredAt } from '../store/writes.js';
 import type { Database } from '../store/database.js';
-import { checkAtRest, clearTextError, recordAtRest } from '../store/at-rest.js';
-import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';
+import { checkAtRest, clearTextError, recordAtRest } from '../store/redaction-at-rest.js';
+import { redactBody } from '../redact/index.js';
 import { inBatches } from './batches.js';
+import { rememberFailedRun } from './failed-runs.js';
 import { ListedBodies } from './listed-bodies.js';
 import { DimensionCrawl } from './dimensions.js';
 import { summariseShortWindows, WindowLister, type ListedPage, type ListingGapSummary } from './listing.js';
-import { planWindow } from './plan.js';
+import { endFromFirstPage, nextListedNewest, planWindow, type ListWindow } from './plan.js';
+import { SendWait } from './send-wait.js';
+import { newestStartedMs, readClock, type ClockReading } from './server-timeline.js';
 import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync-types.js';
+import { unreadableBody } from './unreadable-body.js';
 import { DETAIL_BYTES_HELD, DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
-
-/** What a run that ended in an exception had done (its sync_runs row says the same). */
-export interface FailedRunCounters extends RunCounters {
-  runId: number;
-  space: string;
-}
-
-const failedRuns = new WeakMap<object, FailedRunCounters>();
-
-/** The counters of the run that `err` ended, once the run had started (a refused key ends none). */
-export function countersOfFailedRun(err: unknown): FailedRunCounters | undefined {
-  return typeof err === 'object' && err !== null ? failedRuns.get(err) : undefined;
-}
 
 /** One space's run: construct it, call run() once; tick() reports progress while nothing arrives. */
 export class SyncRun {
@@ -75,14 +55,15 @@ export class SyncRun {
   private readonly deleted: DeletedConversation[] = [];
   private errorCount = 0;
   private phase: SyncPhase = 'dimensions';
+  private phaseStartRequests = 0;
   private fatal: unknown = null;
   private window: SyncProgress['window'] = null;
   /** the most a list page has held: the served page size, for the pages still to list */
   private pageSize = 0;
-  /** the limiter's send count at the last report, and when it changed (how long a wait has lasted) */
-  private lastSent = -1;
-  private lastSendAt = 0;
+  private readonly sendWait = new SendWait();
   private dimensions: DimensionCrawl | null = null;
+  /** the newest started_at the listing served inside its window (null: none) */
+  private newestStartedMs: number | null = null;
 
   constructor(
     private readonly options: CrawlOptions,
@@ -99,23 +80,27 @@ export class SyncRun {
     this.space = this.resources.space ?? (await this.client.getSpace()).slug;
     await this.resources.onSpace?.(this.space);
     const atRest = this.options.redactAtRest ?? null;
-    const { window, runId } = await this.writer.write(async (db) => {
+    // The server's timeline decides what was listed: its clock as its Date headers show it so far.
+    const serverNow = this.client.serverClock.serverNow(this.startedAt);
+    const { planned, listedNewest, runId } = await this.writer.write(async (db) => {
       // before the run's first write: a refused run leaves the file as it was
       const state = await checkAtRest(db, this.space, atRest, this.options.dbPath);
       if (state === 'clear-text') throw clearTextError(this.space, this.options.dbPath);
-      const window = planWindow({
-        now: this.startedAt,
-        watermark: await getWatermark(db, this.space),
+      const listedNewest = await getListedNewest(db, this.space);
+      const planned = planWindow({
+        now: serverNow,
+        watermark: listedNewest,
         overlapMs: this.options.overlapMs ?? DEFAULT_OVERLAP_MS,
         since: this.options.since,
         until: this.options.until,
         full: this.options.full,
       });
-      const runId = await startRun(db, this.startedAt, this.space, window.from, window.to);
+      const runId = await startRun(db, this.startedAt, this.space, planned.from, planned.to);
       if (state === 'turn-on' && atRest) await recordAtRest(db, this.space, this.startedAt, runId, atRest);
-      return { window, runId };
+      return { planned, listedNewest, runId };
     });
     this.runId = runId;
+    let window: ListWindow = planned;
     this.window = { from: window.from?.toISOString() ?? null, to: window.to.toISOString() };
 
     let status: SyncStatus = 'ok';
@@ -125,17 +110,29 @@ export class SyncRun {
       await this.syncDimensions();
       this.setPhase('listing');
       const lister = (this.lister = this.newLister());
-      complete = await lister.list({ fromMs: window.from?.getTime() ?? null, toMs: window.to.getTime() });
+      const fromMs = window.from?.getTime() ?? null;
+      let firstPage: ListedPage | undefined;
+      if (endFromFirstPage({ now: serverNow, until: this.options.until })) {
+        // No `to` on the first page: whatever the server holds, however its times run against
+        // this machine's, is in it; the window then ends at its newest, or the server's now if later.
+        firstPage = await this.listPage({ fromMs, toMs: null }, 1);
+        window = { ...window, to: new Date(Math.max(this.serverNow().getTime(), newestStartedMs(firstPage.data) ?? -Infinity)) };
+        this.window = { from: window.from?.toISOString() ?? null, to: window.to.toISOString() };
+      }
+      if (!this.aborted) complete = await lister.list({ fromMs, toMs: window.to.getTime() }, firstPage);
+      this.newestStartedMs = newestStartedMs(lister.seen.values(), window.to.getTime());
+      await this.commit((db) => recordRunClock(db, this.runId, { windowTo: window.to, ...this.clockReading() }));
       this.listed = lister.seen.size;
       this.listTotal = lister.total;
       this.lister = null;
       gap = await this.recordShortWindows(lister, window.advancesWatermark);
       if (complete && gap === null && !this.aborted) await this.markVanished(window, lister.seen);
+      const resumeAt = nextListedNewest(listedNewest, this.newestStartedMs, this.serverNow());
       lister.seen.clear(); // 100,000 ids: memory the details phase does not need
       this.listedBodies.clear();
       // The watermark moves only over a window that added up in full.
       if (complete && gap === null && window.advancesWatermark && !this.aborted) {
-        await this.commit((db) => setWatermark(db, window.to, this.space));
+        await this.commit((db) => (resumeAt ? setWatermark(db, window.to, this.space, resumeAt) : Promise.resolve()));
       }
       if (this.options.details?.kind !== 'none' && !this.aborted) {
         await this.fetchDetails();
@@ -152,7 +149,7 @@ export class SyncRun {
       await this.writer
         .write((db) => finishRun(db, this.runId, this.now(), interrupted ? 'interrupted' : 'failed', this.counters(), failure))
         .catch(() => undefined);
-      if (typeof err === 'object' && err !== null) failedRuns.set(err, { runId: this.runId, space: this.space, ...this.counters() });
+      rememberFailedRun(err, { runId: this.runId, space: this.space, ...this.counters() });
       throw err;
     }
     const pending = await this.writer
@@ -181,8 +178,19 @@ export class SyncRun {
       errors: c.errors,
       listingShortfall: gap ? gap.counted - gap.served : 0,
       listingGap: gap,
+      ...this.clockReading(),
       seconds: (this.now().getTime() - this.startedAt.getTime()) / 1000,
     };
+  }
+
+  /** The server's now at this run's start, as its Date headers have shown its clock so far. */
+  private serverNow(): Date {
+    return this.client.serverClock.serverNow(this.startedAt);
+  }
+
+  /** The server's clock against this machine's, and the newest conversation it sent, as a run records them. */
+  private clockReading(): ClockReading {
+    return readClock(this.client.serverClock.skewMs(), this.newestStartedMs, this.serverNow());
   }
 
   private get aborted(): boolean {
@@ -228,6 +236,7 @@ export class SyncRun {
 
   private setPhase(phase: SyncPhase): void {
     this.phase = phase;
+    this.phaseStartRequests = this.client.stats.requests;
     this.report();
   }
 
@@ -251,13 +260,14 @@ export class SyncRun {
       detailsDone: this.detailsDone,
       detailsTotal: this.detailsTotal,
       requests: stats.requests,
+      phaseRequests: stats.requests - this.phaseStartRequests,
       throttled: stats.throttled,
       errors: this.errorCount,
       startedAt: this.startedAt,
       window: this.window,
       rate: { inWindow: limiter.inWindow, budget: limiter.budget, windowMs: this.client.limiter.windowMs, leaveInMs: limiter.leaveInMs },
       requestsLeft: this.requestsLeft(limiter.inFlight),
-      waiting: this.waiting(limiter, now),
+      waiting: this.sendWait.waiting(limiter, now),
       connection: this.client.connectionTrouble,
     });
   }
@@ -277,16 +287,6 @@ export class SyncRun {
     if (this.phase !== 'done') this.report();
   }
 
-  private waiting(st: RateLimiterStats, now: number): SyncProgress['waiting'] {
-    if (st.sent !== this.lastSent) {
-      this.lastSent = st.sent;
-      this.lastSendAt = now;
-    }
-    if (st.waitingFor === null || st.waitingFor === 'spacing') return null;
-    // other-client and first-response waits are re-checks and timeouts, not a known time
-    const known = st.waitingFor === 'own-window' || st.waitingFor === 'retry-after' || st.waitingFor === 'refill';
-    return { reason: st.waitingFor, forMs: now - this.lastSendAt, nextInMs: known ? st.waitMs : null };
-  }
 
   private recordError(stage: string, conversationId: string | null, err: unknown): void {
     this.errorCount++;
@@ -318,9 +318,10 @@ export class SyncRun {
     await this.dimensions.run();
   }
 
-  /** Fetches one page of a window at the largest page size the API allows, and stores it. */
-  private async listPage(window: TimeWindow, page: number): Promise<ListedPage> {
-    const query: Record<string, string | number> = { to: iso(window.toMs), page, per_page: MAX_PER_PAGE };
+  /** Fetches one page of a window (toMs null: no upper end) at the largest page size the API allows, and stores it. */
+  private async listPage(window: { fromMs: number | null; toMs: number | null }, page: number): Promise<ListedPage> {
+    const query: Record<string, string | number> = { page, per_page: MAX_PER_PAGE };
+    if (window.toMs !== null) query.to = iso(window.toMs);
     if (window.fromMs !== null) query.from = iso(window.fromMs);
     const listedAt = this.now();
     const response = await this.client.listPage<ConversationSummary>(
@@ -443,20 +444,3 @@ export class SyncRun {
 function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
-
-/**
- * A detail whose body the server sent broken, the same way on every attempt of the client's: JSON
- * text that does not parse is kept as text, set aside with the parser's reason; a body over the
- * size limit is set aside unkept. Both are the data's state (the next run would get them again),
- * not errors; a body that is not JSON at all (an HTML page) stays an error the next run retries.
- */
-function unreadableBody(id: string, fetchedAt: Date, storedAt: StoredAt, err: unknown, atRest: Redaction | null): FetchedDetail | null {
-  if (!(err instanceof ApiError)) return null;
-  if (err.code === 'invalid_json' && err.raw !== undefined) return fetchedDetail(id, fetchedAt, atRest ? redactBodyText(err.raw, atRest) : err.raw, storedAt);
-  if (err.code === 'body_too_large') return { id, fetchedAt, body: '', normalised: setAsideUnstorable(TOO_LARGE), storedAt };
-  return null;
-}
-
-/** The reason of a detail whose body was over the client's size limit (its raw body is not kept). */
-export const TOO_LARGE = 'body is over the size limit; not kept';
-

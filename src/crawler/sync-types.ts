@@ -6,7 +6,7 @@ import type { ApiClient, ConnectionTrouble } from '../api/client.js';
 import type { WaitReason } from '../api/rate-limiter.js';
 import type { ListingGapSummary } from './listing.js';
 import type { DetailsMode } from './plan.js';
-import type { RunCounters } from '../store/writes.js';
+import type { RunCounters } from '../store/sync-runs.js';
 import type { Redaction } from '../redact/index.js';
 import type { BatchWriter } from './writer.js';
 
@@ -37,10 +37,12 @@ export interface CrawlOptions {
   writerMemoryLimit?: string;
   /** DuckDB's cap for a write tried again after it failed under writerMemoryLimit (default RAISED_MEMORY_LIMIT, database.ts) */
   raisedMemoryLimit?: string;
-  /** redact each conversation before it is stored, with this key (src/redact/at-rest.ts); null or absent: off */
+  /** redact each conversation before it is stored, with this key (src/redact/stored-body.ts); null or absent: off */
   redactAtRest?: Redaction | null;
   /** a space turning redaction at rest on held clear text: that many stored bodies were redacted, the file rewritten */
   onStoredRedacted?: (space: string, bodies: number) => void;
+  /** how long to wait for another sync of the database to end before giving up (default 0: at once) */
+  lockWaitMs?: number;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;
@@ -71,6 +73,8 @@ export interface SyncProgress {
   detailsDone: number;
   detailsTotal: number;
   requests: number;
+  /** requests sent since this phase began (its own pace, apart from the phases before it) */
+  phaseRequests?: number;
   throttled: number;
   errors: number;
   startedAt: Date;
@@ -110,6 +114,12 @@ export interface SyncSummary extends RunCounters {
   listingShortfall: number;
   /** the span of the windows that did not add up, or null */
   listingGap: ListingGapSummary | null;
+  /** the server's clock (its Date header) minus this machine's, in seconds; null without a Date header */
+  clockSkewSeconds: number | null;
+  /** the newest started_at the listing served (ISO), or null when its window held none */
+  newestStartedAt: string | null;
+  /** how far newestStartedAt lies after the server's now at the run's start (seconds; negative: before it) */
+  newestAheadSeconds: number | null;
   seconds: number;
 }
 

@@ -3,16 +3,16 @@
 // many). What they take and give back is in sync-types.ts; the run itself is SyncRun (sync-run.ts).
 
 import { ApiClient } from '../api/client.js';
-import { acquireSyncLock } from '../store/sync-lock.js';
+import { waitForSyncLock } from '../store/sync-lock.js';
 import { SyncRun } from './sync-run.js';
 import type { ClientSettings, CrawlOptions, CrawlResources, SyncOptions, SyncSummary } from './sync-types.js';
 import { BatchWriter } from './writer.js';
-import { prepareAtRest } from './at-rest.js';
+import { prepareAtRest } from './prepare-at-rest.js';
 import { existsSync } from 'node:fs';
 import { checkWritableDatabase } from '../store/database.js';
 import { loadRecentSends, peekRecentSends, saveRecentSends } from '../store/recent-sends.js';
 
-export { countersOfFailedRun, type FailedRunCounters } from './sync-run.js';
+export { countersOfFailedRun, type FailedRunCounters } from './failed-runs.js';
 export type {
   ClientSettings,
   CrawlOptions,
@@ -28,7 +28,7 @@ export type {
 /** One space, the key's: takes the database's sync lock, crawls, releases it. */
 export async function sync(options: SyncOptions): Promise<SyncSummary> {
   checkWritableDatabase(options.dbPath);
-  const lock = acquireSyncLock(options.dbPath);
+  const lock = await waitForSyncLock(options.dbPath, options.lockWaitMs ?? 0, options.signal);
   const client = spaceClient(options, options);
   // GET /spaces goes first: it, too, must not meet a window the last run filled
   const early = await peekRecentSends(options.dbPath, `${client.baseUrl.origin}${client.baseUrl.pathname}`).catch(() => null);

@@ -1,7 +1,5 @@
 // Pure checks of a response before it is stored.
 
-import { normaliseDetail } from '../store/normalise.js';
-
 const MAX_DEPTH = 64;
 
 function depth(value: unknown, limit: number): number {
@@ -18,10 +16,4 @@ function depth(value: unknown, limit: number): number {
 /** DuckDB's JSON reader refuses very deep nesting, so such a body cannot be kept in a JSON column. */
 export function nestsTooDeep(body: unknown): boolean {
   return depth(body, MAX_DEPTH) === Infinity;
-}
-
-/** Why `body` would be set aside as a detail of conversation `id` (normalise.ts), or null when it is stored. */
-export function detailProblem(body: unknown, id: string): string | null {
-  const n = normaliseDetail(body, id);
-  return n.usable ? null : n.reason;
 }

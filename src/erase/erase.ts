@@ -1,16 +1,14 @@
 // Erasing conversations from the store: every row of them in every table, in one transaction,
 // and a row per conversation in `erasures` (the log, and the tombstone that keeps later listings
 // from storing them again). The freed blocks still hold their bytes until the file is rewritten
-// (compact.ts): the transaction marks that as pending, so a rewrite that did not happen is done
+// (store/rewrite-file.ts): the transaction marks that as pending, so a rewrite that did not happen is done
 // by the next `forget` or retention pass.
 
 import type { Database } from '../store/database.js';
-import { stage } from '../store/derive.js';
-import { CONVERSATION_ROW_TABLES, type ErasureRule } from './schema.js';
+import { stage } from '../store/batch-sql.js';
+import { CONVERSATION_ROW_TABLES, type ErasureRule } from '../store/erasures.js';
+import { REWRITE_PENDING } from '../store/rewrite-file.js';
 import type { ErasureTarget } from './select.js';
-
-/** convoduck_meta key set while erased rows' bytes may still be in the file. */
-export const REWRITE_PENDING = 'erasure_rewrite_pending';
 
 export interface Erasure {
   target: ErasureTarget;
@@ -35,10 +33,4 @@ export async function eraseConversations(db: Database, erasures: readonly Erasur
     await db.run(`INSERT OR REPLACE INTO convoduck_meta VALUES (?, ?)`, [REWRITE_PENDING, erasedAt.toISOString()]);
   });
   await db.run(`DROP TABLE _erase`);
-}
-
-/** Whether erased rows' bytes may still be in the file (an erasure whose rewrite did not finish). */
-export async function rewritePending(db: Database): Promise<boolean> {
-  const row = await db.one(`SELECT 1 FROM convoduck_meta WHERE key = ?`, [REWRITE_PENDING]);
-  return row !== undefined;
 }

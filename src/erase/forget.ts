@@ -1,19 +1,19 @@
 // `convoduck forget`: erase conversations on request, by id, by session_ref, or by the caller's
 // phone number or e-mail address found in any text stored of them. Every selector is checked and
 // every conversation chosen before anything changes; then one transaction erases them (erase.ts)
-// and the file is rewritten so that their bytes are gone too (compact.ts). A dry run opens the
+// and the file is rewritten so that their bytes are gone too (store/rewrite-file.ts). A dry run opens the
 // database read-only and only lists what would go.
 
 import { acquireSyncLock } from '../store/sync-lock.js';
 import { keyedHash, loadRedactionKey } from '../redact/index.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { Database } from '../store/database.js';
-import { storedSessionRefs } from '../store/at-rest.js';
-import { rewriteDatabaseFile } from './compact.js';
-import { eraseConversations, rewritePending, type Erasure } from './erase.js';
+import { storedSessionRefs } from '../store/redaction-at-rest.js';
+import { rewriteDatabaseFile, rewritePending } from '../store/rewrite-file.js';
+import { eraseConversations, type Erasure } from './erase.js';
 import { canonicalMatch, parseMatch, type MatchTarget } from './match.js';
 import { byMatch, bySessionRef, erasedAlready, storedConversations, type ErasureTarget } from './select.js';
-import type { ErasureRule } from './schema.js';
+import type { ErasureRule } from '../store/erasures.js';
 
 export interface ForgetSelectors {
   ids?: readonly string[];

@@ -6,9 +6,9 @@
 
 import { acquireSyncLock } from '../store/sync-lock.js';
 import { Database } from '../store/database.js';
-import { rewriteDatabaseFile } from './compact.js';
-import { eraseConversations, rewritePending, type Erasure } from './erase.js';
-import type { ErasureRule } from './schema.js';
+import { rewriteDatabaseFile, rewritePending } from '../store/rewrite-file.js';
+import { eraseConversations, type Erasure } from './erase.js';
+import type { ErasureRule } from '../store/erasures.js';
 import { deletedAtSource, startedBefore, storedConversations } from './select.js';
 
 export interface RetentionPolicy {

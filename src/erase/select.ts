@@ -3,7 +3,7 @@
 // A conversation counts as stored when any table holds a row of it.
 
 import type { Database } from '../store/database.js';
-import { idParams, inIds } from '../store/derive.js';
+import { idParams, inIds } from '../store/batch-sql.js';
 import { prefilter, textHolds, type MatchTarget } from './match.js';
 
 export interface ErasureTarget {

@@ -2,7 +2,6 @@
 // text, CSV timestamps as ISO strings, the partition columns and the joins that give a row its
 // space or its conversation's start), the COPY options, and the files DuckDB reports writing.
 
-import { mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { redactedSql, ruleOf } from '../redact/outputs.js';
 import { InvalidInputError } from '../shared/errors.js';
@@ -11,6 +10,8 @@ import type { Database } from '../store/database.js';
 import { DERIVED_CONVERSATION_TABLES, type PublicTable } from '../store/schema.js';
 import { bySpace, NULL_PARTITION, timeUnitOf, type ExportFormat, type PartitionKind } from './manifest.js';
 import { placeholderPath } from './placeholder.js';
+import { createOutputDir } from '../shared/output-dir.js';
+import { sqlText } from '../store/sql.js';
 
 /** Under the staging directory: each table's 0-row file, for when the table ends up without files. */
 export const PLACEHOLDERS_DIR = '.placeholders';
@@ -32,10 +33,6 @@ export interface RowFilter {
 }
 
 const EXTENSIONS: Record<ExportFormat, string> = { parquet: 'parquet', csv: 'csv' };
-
-function sqlString(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
 
 /** The table's columns whose type is `type`, or starts with it (`TIMESTAMP` matches both kinds). */
 async function columnsOfType(db: Database, table: string, type: string): Promise<string[]> {
@@ -88,7 +85,7 @@ export async function copyTable(
   const rowFilter = [
     ...(filter.since ? [`${startedAt} >= ?::TIMESTAMPTZ`] : []),
     ...(timeValue && filter.partitions.length > 0
-      ? [`coalesce(${timeValue}, ${sqlString(NULL_PARTITION)}) IN (${filter.partitions.map(sqlString).join(', ')})`]
+      ? [`coalesce(${timeValue}, ${sqlText(NULL_PARTITION)}) IN (${filter.partitions.map(sqlText).join(', ')})`]
       : []),
   ];
   const select =
@@ -109,26 +106,26 @@ export async function copyTable(
     target = tableDir;
     options.push(`PARTITION_BY (${partitionColumns.join(', ')})`, 'OVERWRITE_OR_IGNORE');
   } else {
-    mkdirSync(tableDir, { recursive: true, mode: 0o700 });
+    createOutputDir(tableDir, 0o700);
     target = join(tableDir, `${table}.${EXTENSIONS[format]}`);
   }
   const params = plan.filtered && filter.since ? [filter.since.toISOString()] : [];
   const reader = await db.connection.runAndReadAll(
-    `COPY (${select}) TO ${sqlString(target)} (${options.join(', ')})`,
+    `COPY (${select}) TO ${sqlText(target)} (${options.join(', ')})`,
     params,
   );
   const row = reader.getRowsJS()[0] ?? [];
   const rows = Number(row[0] ?? 0);
   const files = Array.isArray(row[1]) ? (row[1] as unknown[]).map((f) => relative(stagingDir, String(f))) : [];
-  if (partitionBy) mkdirSync(tableDir, { recursive: true, mode: 0o700 }); // no rows: still a (empty) table directory
+  if (partitionBy) createOutputDir(tableDir, 0o700); // no rows: still a (empty) table directory
   let placeholder: string | null = null;
   if (partitionBy && files.length === 0) {
     // the same columns as the data files: those of the SELECT without the ones the path holds
     placeholder = placeholderPath(partitionColumns, EXTENSIONS[format]);
     const path = join(stagingDir, PLACEHOLDERS_DIR, table, placeholder);
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    createOutputDir(dirname(path), 0o700);
     await db.connection.run(
-      `COPY (SELECT * EXCLUDE (${partitionColumns.join(', ')}) FROM (${select}) WHERE false) TO ${sqlString(path)} ` +
+      `COPY (SELECT * EXCLUDE (${partitionColumns.join(', ')}) FROM (${select}) WHERE false) TO ${sqlText(path)} ` +
         `(${format === 'parquet' ? 'FORMAT parquet' : 'FORMAT csv, HEADER'})`,
       params,
     );

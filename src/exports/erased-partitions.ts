@@ -7,12 +7,9 @@ import { join } from 'node:path';
 import type { Database } from '../store/database.js';
 import { CONVERSATION_TABLES } from './copy-table.js';
 import { timeUnitOf, type Manifest } from './manifest.js';
+import { sqlText } from '../store/sql.js';
 
 const PARTITION_DIR = /(?:^|\/)(?:day|month)=([^/]+)\//;
-
-function sqlString(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
 
 /**
  * The time partition values (`2026-11-03`, `2026-11`, or NULL_PARTITION) of the folder's
@@ -28,7 +25,7 @@ export async function partitionsHoldingErased(db: Database, outDir: string, mani
   const extension = layout.format === 'parquet' ? 'parquet' : 'csv';
   for (const table of Object.keys(manifest.tables).filter((t) => CONVERSATION_TABLES.includes(t))) {
     if (!existsSync(join(outDir, table))) continue;
-    const files = sqlString(join(outDir, table, '**', `*.${extension}`));
+    const files = sqlText(join(outDir, table, '**', `*.${extension}`));
     const found = await db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM glob(${files})`);
     if (!found?.n) continue;
     const idColumn = table === 'conversations' ? 'id' : 'conversation_id';

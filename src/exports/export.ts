@@ -11,13 +11,13 @@
 // Nothing outside what an export rewrites is ever removed: a run that would mix layouts or
 // shrink an earlier file is refused before the directory is touched (layout.ts).
 
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createOutputDir } from '../shared/output-dir.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { formatInstant } from '../shared/time.js';
-import { PUBLIC_TABLES, type PublicTable } from '../store/schema.js';
+import { PUBLIC_TABLES, PUBLIC_VIEWS, type PublicTable } from '../store/schema.js';
 import { limitToSpaces, storedSpaces } from '../store/space-scope.js';
 import { CONVERSATION_TABLES, copyTable, PLACEHOLDERS_DIR, type TablePlan } from './copy-table.js';
 import { installSpaces, installTable, partitionSources, restrictModes } from './install.js';
@@ -113,6 +113,12 @@ export function parseTableList(value: string): PublicTable[] {
     .filter(Boolean);
   if (names.length === 0) throw new InvalidInputError(`--tables is empty: name tables from ${PUBLIC_TABLES.join(', ')}`);
   const unknown = names.filter((n) => !(PUBLIC_TABLES as readonly string[]).includes(n));
+  const views = unknown.filter((n) => (PUBLIC_VIEWS as readonly string[]).includes(n));
+  if (views.length > 0) {
+    throw new InvalidInputError(
+      `--tables: ${views.join(', ')} is a view, not a table: export conversations and agents, and join them on agent_id = id where you read them`,
+    );
+  }
   if (unknown.length > 0) {
     throw new InvalidInputError(`--tables: no public table ${unknown.join(', ')}; choose from ${PUBLIC_TABLES.join(', ')}`);
   }
@@ -205,7 +211,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
     // The host in the name: machines sharing OUT (docs/scale-out.md) may run exports with the same pid.
     const stagingDir = join(outDir, `${STAGING_PREFIX}${hostname()}-${process.pid}`);
     rmSync(stagingDir, { recursive: true, force: true });
-    mkdirSync(stagingDir, { mode: 0o700 });
+    createOutputDir(stagingDir, 0o700, { parents: false });
     try {
       // Partitioned by space, every table is (the others by space alone); by time, the conversation tables only.
       const partialByTime = timeUnitOf(partitionBy) !== null && (since !== null || options.erasedOnly === true);
@@ -226,7 +232,7 @@ export async function exportTables(dbPath: string, options: ExportOptions): Prom
         { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait },
         async (db) => {
           rmSync(stagingDir, { recursive: true, force: true }); // a retried attempt starts clean
-          mkdirSync(stagingDir, { mode: 0o700 });
+          createOutputDir(stagingDir, 0o700, { parents: false });
           if (options.redaction) registerRedaction(db.connection, options.redaction);
           const only = options.spaces ?? [];
           await limitToSpaces(db, only);

@@ -2,9 +2,10 @@
 // export), or space by space; owner-only modes on what is there; and the source range of every
 // partition now there, for the manifest.
 
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NULL_PARTITION, partitionRange, type ManifestPartition, type TimeUnit } from './manifest.js';
+import { createOutputDir } from '../shared/output-dir.js';
 
 /** Owner-only modes on everything under `path` (exports hold transcripts: personal data). */
 export function restrictModes(path: string): void {
@@ -58,8 +59,8 @@ export function installTable(stagedDir: string, finalDir: string, merge: Partiti
  * written); the directories of other spaces (another machine's, or left out by --space) are kept.
  */
 export function installSpaces(stagedDir: string, finalDir: string, merge: PartitionMerge | null, covered: readonly string[]): number {
-  mkdirSync(finalDir, { recursive: true, mode: 0o700 });
-  mkdirSync(stagedDir, { recursive: true, mode: 0o700 });
+  createOutputDir(finalDir, 0o700);
+  createOutputDir(stagedDir, 0o700);
   const written = readdirSync(stagedDir);
   let kept = 0;
   for (const dirName of new Set([...written, ...covered])) {
@@ -71,7 +72,7 @@ export function installSpaces(stagedDir: string, finalDir: string, merge: Partit
         rmSync(final, { recursive: true, force: true });
         continue;
       }
-      mkdirSync(staged, { mode: 0o700 }); // nothing written: the range is emptied, the rest kept
+      createOutputDir(staged, 0o700, { parents: false }); // nothing written: the range is emptied, the rest kept
     }
     kept += installTable(staged, final, merge);
   }

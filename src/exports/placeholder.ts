@@ -3,9 +3,10 @@
 // in the partition Hive readers take as NULL (`space=__HIVE_DEFAULT_PARTITION__/…`), so every
 // exported table reads back with its schema; it is removed again once the table has rows.
 
-import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { NULL_PARTITION } from './manifest.js';
+import { createOutputDir } from '../shared/output-dir.js';
 
 const PLACEHOLDER_STEM = 'empty';
 
@@ -43,7 +44,7 @@ function pruneEmpty(dir: string, stop: string): void {
  * placeholder is removed. Returns the placeholder's path relative to `tableDir` when it is there.
  */
 export function settlePlaceholder(tableDir: string, staged: { root: string; path: string } | null): string | null {
-  mkdirSync(tableDir, { recursive: true, mode: 0o700 });
+  createOutputDir(tableDir, 0o700);
   const files = filesUnder(tableDir);
   const data = files.filter((f) => !isPlaceholder(f));
   if (data.length > 0) {
@@ -57,7 +58,7 @@ export function settlePlaceholder(tableDir: string, staged: { root: string; path
   if (present) return present;
   if (!staged || !existsSync(join(staged.root, staged.path))) return null;
   const target = join(tableDir, staged.path);
-  mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+  createOutputDir(dirname(target), 0o700);
   renameSync(join(staged.root, staged.path), target);
   return relative(tableDir, target);
 }

@@ -7,6 +7,7 @@
 
 import { DuckDBTypeId, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { isoUtcSql } from '../shared/time.js';
+import { sqlIdent, sqlText } from '../store/sql.js';
 import { toText, UTC_WALL_CLOCK, type Column, type WallClock } from './values.js';
 
 export interface CsvOptions {
@@ -127,9 +128,6 @@ const INTEGER_TYPES = new Set<DuckDBTypeId>([
 ]);
 const WALL_CLOCK_TYPES = new Set<DuckDBTypeId>([DuckDBTypeId.TIMESTAMP, DuckDBTypeId.TIMESTAMP_S, DuckDBTypeId.TIMESTAMP_MS, DuckDBTypeId.TIMESTAMP_NS]);
 
-const sqlText = (s: string): string => `'${s.replaceAll("'", "''")}'`;
-const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
-
 /** SQL: the field text of a TIMESTAMPTZ (as toText: ISO 8601 UTC; DuckDB's own text outside years 0001–9999). */
 function instantSql(v: string): string {
   return `CASE WHEN NOT isfinite(${v}) OR ${v} < TIMESTAMPTZ '0001-01-01 00:00:00+00' OR ${v} > TIMESTAMPTZ '9999-12-31 23:59:59.999+00'
@@ -170,7 +168,7 @@ function quotedSql(t: string): string {
 export function csvLinesSql(columns: readonly CsvColumn[], from: string, options: Pick<CsvOptions, 'raw'> = {}): string | null {
   const texts: string[] = [];
   for (const column of columns) {
-    const text = fieldTextSql(column, ident(column.name));
+    const text = fieldTextSql(column, sqlIdent(column.name));
     if (text === null) return null;
     texts.push(text);
   }

@@ -14,4 +14,4 @@ export { redactedSql, redactValue, REDACTED_COLUMNS, registerRedaction, rowRedac
 export { loadRedactionKey, MIN_KEY_LENGTH, RedactionKeyError } from './redaction-key.js';
 export { PERSONAL_KINDS, type PersonalKind, type Span } from './spans.js';
 export { redactUrlQuery, type UrlQueryMode } from './url-query.js';
-export { redactBody, redactBodyText } from './at-rest.js';
+export { redactBody, redactBodyText } from './stored-body.js';

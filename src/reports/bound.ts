@@ -4,7 +4,7 @@
 
 import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { QueryError } from '../shared/errors.js';
-import { PARAM_NAMES, type ParamName } from './params.js';
+import { PARAM_NAMES, type ParamName } from '../filters/params.js';
 
 /** Runs one statement, binding only the parameters it uses; `count` is COPY's row count. */
 export async function runBound(

@@ -10,7 +10,7 @@
 import { DuckDBTypeId } from '@duckdb/node-api';
 import { redactedSql } from '../redact/outputs.js';
 import { isoUtcSql } from '../shared/time.js';
-
+import { sqlIdent, sqlText } from '../store/sql.js';
 import type { OutputFormat } from './choices.js';
 
 export interface ColumnInfo {
@@ -23,27 +23,19 @@ export interface ColumnInfo {
 /** Decimal places kept for DOUBLE, FLOAT and DECIMAL columns in csv and json. */
 export const DECIMALS = 4;
 
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-export function quoteLiteral(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
-
 /**
  * The select list that turns a report's columns into what the output format should hold; with
  * `redact`, the columns src/redact/outputs.ts names go through its SQL functions first.
  */
 export function outputSelectList(columns: readonly ColumnInfo[], format: OutputFormat, redact = false): string {
   const source = (column: ColumnInfo) =>
-    redact ? redactedSql(column.name, quoteIdent(column.name), column.alias?.toUpperCase() === 'JSON') : quoteIdent(column.name);
+    redact ? redactedSql(column.name, sqlIdent(column.name), column.alias?.toUpperCase() === 'JSON') : sqlIdent(column.name);
   if (format === 'parquet') {
-    const replaced = columns.filter((c) => source(c) !== quoteIdent(c.name)).map((c) => `${source(c)} AS ${quoteIdent(c.name)}`);
+    const replaced = columns.filter((c) => source(c) !== sqlIdent(c.name)).map((c) => `${source(c)} AS ${sqlIdent(c.name)}`);
     return replaced.length > 0 ? `* REPLACE (${replaced.join(', ')})` : '*';
   }
   return columns
-    .map((column) => `${outputExpression(column, format, source(column))} AS ${quoteIdent(column.name)}`)
+    .map((column) => `${outputExpression(column, format, source(column))} AS ${sqlIdent(column.name)}`)
     .join(',\n  ');
 }
 

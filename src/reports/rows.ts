@@ -9,11 +9,12 @@ import { withReadOnlyDatabase } from '../store/read-only.js';
 import { ConvoduckError, QueryError } from '../shared/errors.js';
 import { pick } from './bound.js';
 import { loadReports, type ReportDefinition } from './catalog.js';
-import { outputSelectList, quoteLiteral } from './format.js';
-import { BIND_TYPES, bindValues, type ParamName, type ReportFilters, type ResolvedParams } from './params.js';
-import { resolveParams } from './resolve.js';
+import { sqlText } from '../store/sql.js';
+import { outputSelectList } from './format.js';
+import { BIND_TYPES, bindValues, type ParamName, type ReportFilters, type ResolvedParams } from '../filters/params.js';
+import { resolveParams } from '../filters/resolve.js';
 import { describeReport, selectReports } from './runner.js';
-import { createSharedRelations, loadSharedRelations } from './shared.js';
+import { createSharedRelations, loadSharedRelations } from './shared-relations.js';
 import { reportBody } from './sql-file.js';
 
 /** A cell as `--format json` writes it: numbers (rounded like the CSV), text, booleans, NULL. */
@@ -44,6 +45,18 @@ export interface ReportReader {
   resolve(filters: ReportFilters): Promise<ResolvedParams>;
   /** runs the named reports over `params`; unknown names are an InvalidInputError */
   read(params: ResolvedParams, names: readonly string[]): Promise<Map<string, ReportRows>>;
+  /** the alerts firing after the latest `convoduck alert` run (alert_states), errors first */
+  firingAlerts(): Promise<FiringAlert[]>;
+}
+
+export interface FiringAlert {
+  rule: string;
+  /** the group's columns and values */
+  labels: Record<string, string | null>;
+  level: string;
+  value: number | null;
+  bound: number | null;
+  firing_since: string;
 }
 
 /** Opens the database read-only (waiting while a sync holds it) and hands `work` a reader. */
@@ -63,11 +76,28 @@ export async function withReportReader<T>(
         const reports = selectReports(all, names);
         const values = bindValues(params);
         // as the runner does: a TIMESTAMP without zone (local time in --tz) is read in --tz
-        await db.connection.run(`SET TimeZone = ${quoteLiteral(params.tz)}`);
+        await db.connection.run(`SET TimeZone = ${sqlText(params.tz)}`);
         await createSharedRelations(db.connection, shared, reports, values);
         const result = new Map<string, ReportRows>();
         for (const report of reports) result.set(report.name, await readReport(db.connection, report, values, redaction !== null));
         return result;
+      },
+      async firingAlerts() {
+        // a file of a schema before the alert tables, opened read-only, is not upgraded
+        const exists = await db.connection.runAndReadAll(`SELECT 1 FROM duckdb_tables() WHERE table_name = 'alert_states' AND schema_name = 'main'`);
+        if (exists.currentRowCount === 0) return [];
+        const reader = await db.connection.runAndReadAll(
+          `SELECT rule, group_key, level, value, bound, strftime(firing_since AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS since
+           FROM alert_states WHERE resolved_at IS NULL ORDER BY level = 'error' DESC, firing_since, rule, group_key`,
+        );
+        return reader.getRowObjectsJS().map((r) => ({
+          rule: String(r.rule),
+          labels: JSON.parse(String(r.group_key)) as Record<string, string | null>,
+          level: String(r.level),
+          value: r.value === null ? null : Number(r.value),
+          bound: r.bound === null ? null : Number(r.bound),
+          firing_since: String(r.since),
+        }));
       },
     });
   });

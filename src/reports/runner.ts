@@ -17,10 +17,12 @@ import { createOutputDir } from '../shared/output-dir.js';
 import { pick, reportParameters, runBound, streamBound } from './bound.js';
 import { loadCatalog, type CustomReportDir, type ReportDefinition } from './catalog.js';
 import type { OutputFormat } from './choices.js';
-import { outputSelectList, quoteIdent, quoteLiteral, type ColumnInfo } from './format.js';
-import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from './params.js';
-import { resolveParams } from './resolve.js';
-import { createSharedRelations, loadSharedRelations } from './shared.js';
+import { outputSelectList, type ColumnInfo } from './format.js';
+import { sqlIdent, sqlText } from '../store/sql.js';
+import { BIND_TYPES, bindValues, type ParamName, type ReportFilters } from '../filters/params.js';
+import { resolveParams } from '../filters/resolve.js';
+import { createSharedRelations, loadSharedRelations } from './shared-relations.js';
+import { parquetKvMetadata, writeColumnDocs } from './column-docs.js';
 import { reportBody } from './sql-file.js';
 
 export interface RunReportsOptions {
@@ -99,7 +101,8 @@ function editDistance(a: string, b: string): number {
 export async function runReports(options: RunReportsOptions): Promise<ReportResult[]> {
   const format = options.format ?? 'csv';
   if (options.excel && format !== 'csv') throw new InvalidInputError('--excel only applies to --format csv');
-  const reports = selectReports(loadCatalog(options.customSqlDir, options.sqlDir), options.names);
+  const catalog = loadCatalog(options.customSqlDir, options.sqlDir);
+  const reports = selectReports(catalog, options.names);
   const shared = loadSharedRelations(options.sharedSqlDir);
 
   const read = { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait };
@@ -108,7 +111,7 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
     if (options.redaction) registerRedaction(db.connection, options.redaction);
     // A TIMESTAMP a report returns (local time in --tz, like started_local) is read in --tz
     // when it is printed as a UTC instant, and so is any cast a report makes.
-    await db.connection.run(`SET TimeZone = ${quoteLiteral(params.tz)}`);
+    await db.connection.run(`SET TimeZone = ${sqlText(params.tz)}`);
     const values = bindValues(params);
     await createSharedRelations(db.connection, shared, reports, values);
 
@@ -127,6 +130,7 @@ export async function runReports(options: RunReportsOptions): Promise<ReportResu
       attempt.committed = true; // a file is written and announced: no second try from the top
       options.onReport?.(result);
     }
+    writeColumnDocs(options.outDir, catalog);
     return results;
   });
 }
@@ -175,7 +179,7 @@ ${sql}
           ? await streamBound(connection, select, pick(values, params), pick(BIND_TYPES, params), (result) => writeCsv(result, temporary, options))
           : await copyCsv(connection, { names: plan.names, lines: plan.lines }, { values: pick(values, params), types: pick(BIND_TYPES, params) }, temporary, options);
     } else {
-      const copyOptions = options.format === 'json' ? 'FORMAT json, ARRAY true' : 'FORMAT parquet';
+      const copyOptions = options.format === 'json' ? 'FORMAT json, ARRAY true' : `FORMAT parquet, ${parquetKvMetadata(report)}`;
       ({ count: rows } = await runBound(
         connection,
         `COPY (${select}) TO $${OUTPUT_PATH_PARAM} (${copyOptions})`,
@@ -230,7 +234,7 @@ async function copyCsv(
   const lineEnd = options.excel ? ` || chr(13)` : '';
   const { count } = await runBound(
     connection,
-    `COPY (SELECT line${lineEnd} AS ${quoteIdent(header)} FROM (${lines})) TO $${OUTPUT_PATH_PARAM} (FORMAT csv, HEADER true, QUOTE '', ESCAPE '')`,
+    `COPY (SELECT line${lineEnd} AS ${sqlIdent(header)} FROM (${lines})) TO $${OUTPUT_PATH_PARAM} (FORMAT csv, HEADER true, QUOTE '', ESCAPE '')`,
     { ...bound.values, [OUTPUT_PATH_PARAM]: path },
     { ...bound.types, [OUTPUT_PATH_PARAM]: VARCHAR },
   );

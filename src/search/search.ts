@@ -5,14 +5,15 @@ import { DOUBLE, INTEGER, LIST, TIMESTAMPTZ, VARCHAR, listValue, timestampTZValu
 import type { Writable } from 'node:stream';
 import { OutputSink } from '../output/sink.js';
 import { sessionWallClock } from '../output/values.js';
-import { writeResult } from '../query/query.js';
-import type { QueryFormat } from '../query/formats.js';
+import { writeResult } from '../output/result.js';
+import type { QueryFormat } from '../output/formats.js';
 import type { Redaction } from '../redact/outputs.js';
-import type { ReportFilters } from '../reports/params.js';
-import { resolveParams } from '../reports/resolve.js';
+import type { ReportFilters } from '../filters/params.js';
+import { resolveParams } from '../filters/resolve.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { withReadOnlyDatabase } from '../store/read-only.js';
-import { foldSql, queryTermsSql, sqlString, stemSql, WORD_IN_TEXT } from './tokenize.js';
+import { foldSql, queryTermsSql, stemSql, WORD_IN_TEXT } from '../store/search-index/tokenize.js';
+import { sqlText } from '../store/sql.js';
 
 /** BM25's term-frequency saturation and length normalisation (the usual values). */
 export const BM25_K1 = 1.2;
@@ -81,7 +82,7 @@ picked AS (
   JOIN conversations c ON c.id = r.conversation_id
   JOIN transcript_turns t ON t.conversation_id = r.conversation_id AND t.seq = r.seq),
 pieces AS (
-  SELECT *, regexp_extract_all(regexp_replace(coalesce(text, ''), '\\s+', ' ', 'g'), ${sqlString(`${WORD_IN_TEXT}|[^${WORD_IN_TEXT.slice(1)}`)}) AS p
+  SELECT *, regexp_extract_all(regexp_replace(coalesce(text, ''), '\\s+', ' ', 'g'), ${sqlText(`${WORD_IN_TEXT}|[^${WORD_IN_TEXT.slice(1)}`)}) AS p
   FROM picked),
 marked AS (
   SELECT *, list_transform(p, x -> list_contains($terms, ${stemSql(foldSql('x'))})) AS m FROM pieces),

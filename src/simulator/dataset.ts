@@ -19,6 +19,8 @@ import type { AgentDetail, ConnectionDetail, ConversationDetail, ConversationSum
 import { assembleDetail, assembleSummary, compareRecords, type ConversationRecord, type ConversationSource } from './conversation.js';
 import { flat } from './dataset-format.js';
 import { historyStarts } from './history.js';
+import { planIncidents, type IncidentOptions } from './incidents.js';
+import { Rng, hashSeed } from './random.js';
 import { drawFacts } from './conversation-text.js';
 import { personalDataIn, type PersonalDataTruth } from './personal-data.js';
 import { buildSkeleton, type Skeleton, type SkeletonSource } from './skeleton.js';
@@ -43,6 +45,8 @@ export interface GenerateOptions {
   subSecond?: boolean;
   /** the space's slug instead of the one drawn from the seed */
   spaceSlug?: string;
+  /** incidents planted in the history (incidents.ts) */
+  incidents?: IncidentOptions;
 }
 
 export class Dataset {
@@ -93,13 +97,16 @@ export class Dataset {
       pausedAtMs: setup.pausedAtMs,
       eligibleBefore: setup.eligibleBefore,
       eligibleAfter: setup.eligibleAfter,
+      incidents: planIncidents(opts.incidents, nowMs, { connections: setup.connections, tools: setup.tools, eligible: setup.eligibleBefore }),
     };
     this.conversationSource = { seed: this.seed, company: setup.company, spaceSlug: setup.space.slug };
 
     // Finished conversations take the first record indexes, then the open ones.
     const starts = historyStarts(this.seed, opts.conversations, this.days, nowMs, this.subSecond);
+    const quiet = this.skeletonSource.incidents.quietDay;
+    const kept = (s: number) => !quiet || s < quiet.fromMs || s >= quiet.toMs || new Rng(hashSeed(this.seed, s, 0x901e)).chance(quiet.fraction);
     const all: ConversationRecord[] = [];
-    for (const s of starts.finished) all.push(this.newRecord(s, false, s, nowMs));
+    for (const s of starts.finished.filter(kept)) all.push(this.newRecord(s, false, s, nowMs));
     for (const s of starts.open) all.push(this.newRecord(s, true, nowMs, null));
     all.sort(compareRecords);
     for (const rec of all) {

@@ -20,3 +20,4 @@ export { BROKEN_BODIES, BROKEN_EXPECT } from './real-data-broken.js';
 export type { DriftKind } from './real-data-drift.js';
 export type { Caller, PersonalDataTruth } from './personal-data.js';
 export type { RealDataOptions, RealDataSet, RealDataControl, RealDataTruth } from './real-data.js';
+export type { IncidentOptions } from './incidents.js';

@@ -2,6 +2,7 @@
 // it runs (RuntimeOptions, through setOptions), and their defaults.
 
 import type { Dataset } from './dataset.js';
+import type { IncidentOptions } from './incidents.js';
 import { defaultBurst, type RateAlgorithm } from './rate-limits.js';
 import { Rng, hashSeed } from './random.js';
 import type { RealDataOptions } from './real-data.js';
@@ -86,10 +87,29 @@ export interface SimulatorOptions extends Partial<Omit<RuntimeOptions, 'latency'
   exoticValues?: boolean;
   latency?: Partial<LatencyOptions>;
   faults?: Partial<FaultOptions>;
+  /** incidents planted in the generated history for alert rules to find (incidents.ts) */
+  incidents?: IncidentOptions;
   /** serve an already generated dataset (seed/conversations/now/days/exoticValues then ignored) */
   dataset?: Dataset;
   /** finished conversations served as real data arrives (long, hard text, type drift, deleted); see real-data.ts */
   realData?: RealDataOptions;
+  /**
+   * a server whose clock is off by this many seconds (negative: behind): its clock, every time it
+   * writes (the generated history with it) and its Date header are shifted by it; default 0
+   */
+  clockSkewSeconds?: number;
+  /**
+   * a server in a zone this many minutes off UTC that writes its local time marked `+00:00` (-300: a
+   * UTC-5 server writes 14:00+00:00 for 19:00 UTC): every time it writes is shifted, its Date header
+   * is not; default 0
+   */
+  localTimeAsUtcMinutes?: number;
+}
+
+/** How far a skewed simulator's written times and its Date header are from the true time (ms). */
+export function clockShifts(opts: Pick<SimulatorOptions, 'clockSkewSeconds' | 'localTimeAsUtcMinutes'>): { writtenMs: number; dateHeaderMs: number } {
+  const skewMs = Math.round((opts.clockSkewSeconds ?? 0) * 1000);
+  return { writtenMs: skewMs + Math.round((opts.localTimeAsUtcMinutes ?? 0) * 60_000), dateHeaderMs: skewMs };
 }
 
 

@@ -15,7 +15,7 @@ import { Dataset, generateDataset } from './dataset.js';
 import { FaultInjector } from './faults.js';
 import { HostileAnswers, type HostileKind } from './hostile.js';
 import { KeyBudget } from './key-budget.js';
-import { initialOptions, type FaultOptions, type LatencyOptions, type RuntimeOptions, type SimulatorOptions } from './options.js';
+import { clockShifts, initialOptions, type FaultOptions, type LatencyOptions, type RuntimeOptions, type SimulatorOptions } from './options.js';
 import { defaultBurst } from './rate-limits.js';
 import { RealData, type RealDataControl } from './real-data.js';
 import { RequestRecorder, type RequestLogEntry } from './request-log.js';
@@ -58,15 +58,18 @@ export interface Simulator {
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const seed = (opts.seed ?? 7) >>> 0;
   const startReal = Date.now();
+  const shifts = clockShifts(opts);
   const dataset =
     opts.dataset ??
     generateDataset({
       seed,
       conversations: opts.conversations ?? 2000,
-      now: opts.now ?? new Date(startReal),
+      // a skewed server's history was written on its own clock
+      now: new Date((opts.now?.getTime() ?? startReal) + shifts.writtenMs),
       days: opts.days,
       confidential: opts.confidential,
       exoticValues: opts.exoticValues,
+      incidents: opts.incidents,
       // Fractions only show something when the instants have them.
       subSecond: opts.timeFormat !== undefined && isFractionFormat(opts.timeFormat),
     });
@@ -89,7 +92,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const background = new BackgroundClients({ options: o, dataset, clock, budget, recorder, space: slug });
 
   const sockets = new Set<Socket>();
-  const server = http.createServer({ keepAlive: true }, pipeline.handle);
+  const server = http.createServer({ keepAlive: true }, (req, res) => {
+    // Node writes the true time unless told otherwise; a skewed server's Date header follows its clock.
+    if (shifts.dateHeaderMs !== 0) res.setHeader('Date', new Date(Date.now() + shifts.dateHeaderMs).toUTCString());
+    pipeline.handle(req, res);
+  });
   server.keepAliveTimeout = 5_000;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -8,6 +8,7 @@
 // failed lookup before its transfers, widget sessions that come back (Order Support's repeated
 // question is in conversation-text.ts).
 
+import type { PlantedIncidents } from './incidents.js';
 import { PAGE_PATHS } from './phrases.js';
 import { Rng, hashSeed } from './random.js';
 import type { AgentRt } from './space-setup.js';
@@ -53,6 +54,7 @@ export interface SkeletonSource {
   pausedAtMs: number;
   eligibleBefore: readonly (readonly [AgentRt, number])[];
   eligibleAfter: readonly (readonly [AgentRt, number])[];
+  incidents: PlantedIncidents;
 }
 
 /** The cycle Website Chat goes round when it loops. */
@@ -97,6 +99,10 @@ export function buildSkeleton(src: SkeletonSource, idx: number, startMs: number,
     ['hung_up', 0.12],
     ['failed', 0.07],
   ] as const) as string;
+  const jump = src.incidents.transferJump;
+  if (jump && agent.detail.id === jump.agentId && startMs >= jump.fromMs && new Rng(hashSeed(src.seed, idx, 0x1c1d)).chance(jump.rate)) {
+    outcome = 'transferred';
+  }
   let path: string[];
   const voicemail = outbound && rng.chance(0.6);
   if (voicemail) {
@@ -157,6 +163,11 @@ export function buildSkeleton(src: SkeletonSource, idx: number, startMs: number,
     if (collect) events.push({ t, kind: TOOL, node, tool: rt, status });
     t += status === 'timeout' ? rng.int(8, 10) : rng.int(1, 3);
   };
+  const outage = src.incidents.toolOutage;
+  const inOutage = (rt: ToolRt): boolean => {
+    const at = startMs + t * 1000;
+    return outage !== null && rt.tool.connection_id === outage.connectionId && at >= outage.fromMs && at < outage.toMs;
+  };
   const normalStatus = (): string => {
     if (src.exoticValues && rng.chance(0.01)) return 'rate_limited';
     return rng.chance(0.06) ? rng.weighted(FAIL_STATUSES) : 'ok';
@@ -204,7 +215,7 @@ export function buildSkeleton(src: SkeletonSource, idx: number, startMs: number,
         const failAt = forcedFail ? rng.int(0, Math.max(0, rts.length - 1)) : plantedFail ? rts.length - 1 : -1;
         let failed = false;
         for (let k = 0; k < rts.length; k++) {
-          const status = k === failAt ? rng.weighted(FAIL_STATUSES) : normalStatus();
+          const status = k === failAt ? rng.weighted(FAIL_STATUSES) : inOutage(rts[k]!) ? 'http_500' : normalStatus();
           callTool(rts[k]!, status);
           if (status !== 'ok') {
             msg('agent', 'fail');

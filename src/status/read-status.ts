@@ -7,7 +7,7 @@ import { combineShortWindows, openListingGaps, type ListingGap } from '../store/
 import { withReadOnlyDatabase } from '../store/read-only.js';
 import { limitToSpaces } from '../store/space-scope.js';
 import { syncLockHolder } from '../store/sync-lock.js';
-import { DEFAULT_OVERLAP_MS, getWatermark, listWatermarks } from '../store/watermark.js';
+import { DEFAULT_OVERLAP_MS, getWatermark, listListedNewest, listWatermarks } from '../store/watermark.js';
 import { formatInstant } from '../shared/time.js';
 import {
   detailCoverage,
@@ -30,9 +30,14 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
   const tables = await tableCounts(db);
   const watermark = await getWatermark(db);
   const watermarks = await listWatermarks(db);
-  const listingGaps = gapsByRun(await openListingGaps(db), (space) => (space === null ? watermark : (watermarks.get(space) ?? null)));
+  // an incremental sync resumes from the newest conversation the server had sent, not from the window's end
+  const resumePoints = await listListedNewest(db);
+  const listingGaps = gapsByRun(await openListingGaps(db), (space) => (space === null ? watermark : (resumePoints.get(space) ?? null)));
   const live = await liveRunIds(db, pid !== null);
   const runs = await recentRuns(db, options.runs ?? 5, now, live);
+  // "open for a day" is about the server's conversations: measured on its clock when a run read it
+  const skewSeconds = runs.find((r) => r.clockSkewSeconds !== null)?.clockSkewSeconds ?? 0;
+  const serverNow = new Date(now.getTime() + skewSeconds * 1000);
   const oldestRunShown = runs.length > 0 ? Math.min(...runs.map((r) => r.runId)) : null;
 
   return {
@@ -44,7 +49,7 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
     runs,
     tables,
     details: await detailCoverage(db),
-    openConversations: await openConversations(db, now),
+    openConversations: await openConversations(db, serverNow),
     newestConversationAt: await newestConversationAt(db),
     errors: { total: tables.sync_errors, recent: await errorGroups(db, oldestRunShown) },
   };

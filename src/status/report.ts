@@ -23,6 +23,10 @@ export interface RunStatus {
   detailsFetched: number;
   errors: number;
   message: string | null;
+  /** the server's clock (its Date header) minus this machine's, in seconds; null: not measured */
+  clockSkewSeconds: number | null;
+  /** the newest started_at the run's listing served */
+  newestStartedAt: string | null;
 }
 
 export interface ErrorGroup {

@@ -4,9 +4,11 @@
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { chmodSync, closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { MIGRATIONS } from './migrations.js';
+import { SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL } from './schema.js';
 import { DatabaseBusyError, StoreError } from '../shared/errors.js';
 import { upgradeNotice } from './upgrade-notice.js';
+import { sqlText } from './sql.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 export type Row = Record<string, unknown>;
@@ -197,11 +199,11 @@ export class Database {
   /** Runs `work` with DuckDB's memory capped at `limit`, then gives back the cap it had. */
   async withMemoryLimit<T>(limit: string, work: () => Promise<T>): Promise<T> {
     const before = await this.one<{ value: string }>(`SELECT current_setting('memory_limit') AS value`);
-    await this.run(`SET memory_limit = ${sqlString(limit)}`);
+    await this.run(`SET memory_limit = ${sqlText(limit)}`);
     try {
       return await work();
     } finally {
-      await this.run(`SET memory_limit = ${sqlString(before?.value ?? limit)}`);
+      await this.run(`SET memory_limit = ${sqlText(before?.value ?? limit)}`);
     }
   }
 
@@ -248,6 +250,8 @@ export class Database {
         for (let version = stored + 1; version <= SCHEMA_VERSION; version++) {
           await this.connection.run(MIGRATIONS[version]!);
         }
+        // the views read the tables as the last migration left them: a new file gets them now
+        if (!existing?.n) await this.connection.run(VIEWS_SQL);
         await this.connection.run(`INSERT OR REPLACE INTO convoduck_meta VALUES ('schema_version', ?)`, [String(SCHEMA_VERSION)]);
       }),
     );
@@ -279,7 +283,7 @@ async function openWritable(path: string, memoryLimit?: string): Promise<{ insta
   try {
     const connection = await instance.connect();
     if (memoryLimit) {
-      await connection.run(`SET memory_limit = ${sqlString(memoryLimit)}`);
+      await connection.run(`SET memory_limit = ${sqlText(memoryLimit)}`);
       // Each DuckDB thread keeps allocations of its own outside the cap; a capped writer runs one
       // statement at a time, so a second thread buys it little and costs resident memory.
       await connection.run('SET threads = 1');
@@ -287,7 +291,7 @@ async function openWritable(path: string, memoryLimit?: string): Promise<{ insta
     // A commit whose WAL passed DuckDB's threshold checkpoints on its own, and a checkpoint that
     // fails under the cap invalidates the instance mid-write: the writer checkpoints when it chooses.
     await connection.run(`SET checkpoint_threshold = '${AUTOMATIC_CHECKPOINT_NEVER}'`);
-    await connection.run(`ATTACH ${sqlString(path)} AS store (${writableAttachOptions()})`);
+    await connection.run(`ATTACH ${sqlText(path)} AS store (${writableAttachOptions()})`);
     await connection.run('USE store');
     return { instance, connection };
   } catch (err) {
@@ -299,10 +303,6 @@ async function openWritable(path: string, memoryLimit?: string): Promise<{ insta
 /** The options a file convoduck writes is attached with (also those of a file rewritten by `forget`). */
 export function writableAttachOptions(): string {
   return `ROW_GROUP_SIZE ${WRITE_ROW_GROUP_SIZE}, STORAGE_VERSION '${STORAGE_VERSION}'`;
-}
-
-function sqlString(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
 }
 
 /**

@@ -3,41 +3,14 @@
 // the rows go to DuckDB through its appender as text and are cast there. The same functions
 // serve a batch during `sync` and the whole database during `rebuild`.
 
-import type { Database, Params } from './database.js';
+import type { Database } from './database.js';
+import { idParams, inIds, pages, stage } from './batch-sql.js';
 import { detailState, normaliseDetailText, normaliseSummary, setAsideUnstorable, type ConversationFields, type Drift, type NormalisedDetail } from './normalise.js';
 import { deriveSpaceConfig } from './space-config.js';
 import { conversationFigures, turnFigures, visitEntries } from './figures.js';
 import { conversationKeySql } from './conversation-key.js';
-import { indexStagedTurns } from '../search/maintain.js';
-import { SEARCH_TABLES } from '../search/schema.js';
-
-/** `column IN ($1, …, $n)` for a batch of ids (the same numbered parameters may appear several times). */
-export function inIds(ids: readonly string[], column: string): string {
-  if (ids.length === 0) return 'false';
-  return `${column} IN (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
-}
-
-/** The parameters `inIds` refers to. */
-export function idParams(ids: readonly string[]): Params | undefined {
-  return ids.length === 0 ? undefined : [...ids];
-}
-
-/** Loads rows of text into a fresh temp table through DuckDB's appender (the fast path). */
-export async function stage(db: Database, name: string, columns: readonly string[], rows: Iterable<(string | null)[]>): Promise<void> {
-  await db.run(`CREATE OR REPLACE TEMP TABLE ${name} (${columns.map((c) => `${c} VARCHAR`).join(', ')})`);
-  const appender = await db.connection.createAppender(name);
-  try {
-    for (const row of rows) {
-      for (const value of row) {
-        if (value === null) appender.appendNull();
-        else appender.appendVarchar(value);
-      }
-      appender.endRow();
-    }
-  } finally {
-    appender.closeSync();
-  }
-}
+import { indexStagedTurns } from './search-index/maintain.js';
+import { SEARCH_TABLES } from './search-index/schema.js';
 
 /** One `conversations` row: the API's fields (from the list entry or the detail) and convoduck's. */
 export interface ConversationRow {
@@ -184,18 +157,6 @@ export async function insertChildRows(db: Database, details: readonly DerivedDet
 /** Deletes the rows of the child tables that belong to these conversations. */
 export async function deleteChildRows(db: Database, ids: readonly string[]): Promise<void> {
   for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table} WHERE ${inIds(ids, 'conversation_id')}`, idParams(ids));
-}
-
-/** Raw rows `rebuild` reads at once: bodies are a few KB, some a few MB. */
-const REBUILD_PAGE_ROWS = 2_000;
-
-/** Calls `each` with the rows of `sql` (which must select `rowid`) page by page, in rowid order. */
-export async function pages<T>(db: Database, table: string, sql: (range: string) => string, each: (rows: T[]) => Promise<void>): Promise<void> {
-  const top = Number((await db.one<{ n: number | null }>(`SELECT max(rowid)::BIGINT AS n FROM ${table}`))?.n ?? -1);
-  for (let lo = 0; lo <= top; lo += REBUILD_PAGE_ROWS) {
-    const rows = await db.all(sql(`rowid BETWEEN ${lo} AND ${lo + REBUILD_PAGE_ROWS - 1}`));
-    if (rows.length > 0) await each(rows as T[]);
-  }
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import { DuckDBConnection } from '@duckdb/node-api';
 import { InvalidInputError } from '../shared/errors.js';
+import { sqlIdent, sqlText } from './sql.js';
 
 /** A connection, or what holds one (Database). */
 type Connected = DuckDBConnection | { connection: DuckDBConnection };
@@ -19,7 +20,7 @@ async function rowsOf<T>(db: Connected, sql: string): Promise<T[]> {
 }
 
 /** A slug asked for that the database holds no row of. */
-export class UnknownSpaceError extends InvalidInputError {
+export class SpaceNotStoredError extends InvalidInputError {
   constructor(
     readonly unknown: string[],
     readonly known: string[],
@@ -57,7 +58,7 @@ export async function checkSpaces(db: Connected, spaces: readonly string[]): Pro
   if (spaces.length === 0) return;
   const known = await storedSpaces(db);
   const unknown = [...new Set(spaces)].filter((s) => !known.includes(s));
-  if (unknown.length > 0) throw new UnknownSpaceError(unknown, known);
+  if (unknown.length > 0) throw new SpaceNotStoredError(unknown, known);
 }
 
 /**
@@ -68,8 +69,8 @@ export async function limitToSpaces(db: Connected, spaces: readonly string[]): P
   if (spaces.length === 0) return;
   await checkSpaces(db, spaces);
   const [catalog] = await rowsOf<{ name: string }>(db, `SELECT current_database() AS name`);
-  const main = `${ident(catalog!.name)}.main`;
-  const list = `(${[...new Set(spaces)].map(literal).join(', ')})`;
+  const main = `${sqlIdent(catalog!.name)}.main`;
+  const list = `(${[...new Set(spaces)].map(sqlText).join(', ')})`;
   const columns = await rowsOf<{ table_name: string; column_name: string }>(
     db,
     `SELECT table_name, column_name FROM duckdb_columns()
@@ -80,7 +81,8 @@ export async function limitToSpaces(db: Connected, spaces: readonly string[]): P
     if (!byTable.has(c.table_name)) byTable.set(c.table_name, new Set());
     byTable.get(c.table_name)!.add(c.column_name);
   }
-  const tables = new Set(await tableNames(db));
+  // a view with a space column (conversations_named) is shadowed too, like a table
+  const tables = new Set([...(await tableNames(db)), ...(await viewNames(db))]);
   const parent = {
     conversation_id: `SELECT id FROM ${main}.conversations WHERE space IN ${list}`,
     agent_id: `SELECT id FROM ${main}.agents WHERE space IN ${list}`,
@@ -95,7 +97,7 @@ export async function limitToSpaces(db: Connected, spaces: readonly string[]): P
     else if (cols.has('conversation_id')) where = `conversation_id IN (${parent.conversation_id})`;
     else if (cols.has('agent_id')) where = `agent_id IN (${parent.agent_id})`;
     if (where === null) continue;
-    await connectionOf(db).run(`CREATE OR REPLACE TEMP VIEW ${ident(table)} AS SELECT * FROM ${main}.${ident(table)} WHERE ${where}`);
+    await connectionOf(db).run(`CREATE OR REPLACE TEMP VIEW ${sqlIdent(table)} AS SELECT * FROM ${main}.${sqlIdent(table)} WHERE ${where}`);
   }
 }
 
@@ -107,10 +109,10 @@ async function tableNames(db: Connected): Promise<string[]> {
   return rows.map((r) => r.table_name);
 }
 
-function ident(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-function literal(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
+async function viewNames(db: Connected): Promise<string[]> {
+  const rows = await rowsOf<{ view_name: string }>(
+    db,
+    `SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal AND NOT temporary`,
+  );
+  return rows.map((r) => r.view_name);
 }

@@ -4,7 +4,12 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 
 export class SyncLockedError extends Error {
-  constructor(readonly pid: number, lockPath: string) {
+  constructor(
+    readonly pid: number,
+    readonly lockPath: string,
+    /** how long the caller waited for the lock before giving up (0: it did not wait) */
+    readonly waitedMs = 0,
+  ) {
     super(
       `another convoduck sync (pid ${pid}) is already writing this database: wait for it to finish ` +
         `(or, if no such process exists, delete ${lockPath})`,
@@ -38,6 +43,27 @@ export function syncLockHolder(dbPath: string): number | null {
 
 /** Locks held by this process (a pid check cannot tell two in-process syncs apart). */
 const heldHere = new Set<string>();
+
+/** How often a sync that waits for another one looks at the lock again. */
+const WAIT_POLL_MS = 500;
+
+/**
+ * The lock, waiting up to `waitMs` for the sync that holds it to end (0: not at all); then, or
+ * once `signal` aborts, the SyncLockedError that says who holds it.
+ */
+export async function waitForSyncLock(dbPath: string, waitMs: number, signal?: AbortSignal): Promise<SyncLock> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return acquireSyncLock(dbPath);
+    } catch (err) {
+      if (!(err instanceof SyncLockedError)) throw err;
+      const waited = Date.now() - started;
+      if (waited >= waitMs || signal?.aborted) throw new SyncLockedError(err.pid, err.lockPath, waitMs > 0 ? waited : 0);
+      await new Promise((r) => setTimeout(r, Math.min(WAIT_POLL_MS, waitMs - waited)));
+    }
+  }
+}
 
 export function acquireSyncLock(dbPath: string): SyncLock {
   const lockPath = `${dbPath}.sync-lock`;

@@ -1,5 +1,7 @@
 // How far listing got, per space, read from the database itself: the watermark (the end of the
-// space's last window listed completely) and what is stored in a window a listing checks.
+// space's last window listed completely, on the server's timeline), the newest started_at the
+// server had sent by then (where the next window resumes), and what is stored in a window a
+// listing checks.
 
 import type { Database } from './database.js';
 
@@ -24,8 +26,33 @@ export async function getWatermark(db: Database, space?: string): Promise<Date |
   return row?.listed_to ?? null;
 }
 
-export async function setWatermark(db: Database, to: Date, space: string): Promise<void> {
-  await db.run(`INSERT OR REPLACE INTO listing_watermarks VALUES (?, ?::TIMESTAMPTZ)`, [space, to.toISOString()]);
+/**
+ * Records a window listed completely: its end (`to`) and where the next incremental window starts
+ * from (`newest`: the newest started_at the server had sent, never past its clock; default `to`).
+ */
+export async function setWatermark(db: Database, to: Date, space: string, newest: Date = to): Promise<void> {
+  await db.run(`INSERT OR REPLACE INTO listing_watermarks (space, listed_to, listed_newest) VALUES (?, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ)`, [
+    space,
+    to.toISOString(),
+    newest.toISOString(),
+  ]);
+}
+
+/**
+ * The point on the server's timeline an incremental listing of the space resumes from (an overlap
+ * before it): the newest started_at it had sent when its last window added up; null: list it all.
+ */
+export async function getListedNewest(db: Database, space: string): Promise<Date | null> {
+  const row = await db.one<{ listed_newest: Date | null }>(`SELECT listed_newest FROM listing_watermarks WHERE space = ?`, [space]);
+  return row?.listed_newest ?? null;
+}
+
+/** Every space's resume point (getListedNewest), by slug; spaces without one are left out. */
+export async function listListedNewest(db: Database): Promise<Map<string, Date>> {
+  const rows = await db.all<{ space: string; listed_newest: Date }>(
+    `SELECT space, listed_newest FROM listing_watermarks WHERE listed_newest IS NOT NULL ORDER BY space`,
+  );
+  return new Map(rows.map((r) => [r.space, r.listed_newest]));
 }
 
 /** Every space's watermark, by slug. */
@@ -52,10 +79,10 @@ export async function* storedInWindow(
     const rows: { id: string; ms: number }[] = await db.all<{ id: string; ms: number }>(
       `SELECT id, epoch_ms(started_at)::DOUBLE AS ms FROM conversations
        WHERE space = ? AND deleted_at IS NULL AND started_at IS NOT NULL
-         AND started_at <= ?::TIMESTAMPTZ ${from ? `AND started_at >= '${from.toISOString()}'::TIMESTAMPTZ` : ''}
+         AND started_at <= ?::TIMESTAMPTZ ${from ? `AND started_at >= ?::TIMESTAMPTZ` : ''}
          ${after ? `AND (epoch_ms(started_at), id) > (${after.ms}, ?)` : ''}
        ORDER BY epoch_ms(started_at), id LIMIT ${WINDOW_PAGE_ROWS}`,
-      after ? [space, to.toISOString(), after.id] : [space, to.toISOString()],
+      [space, to.toISOString(), ...(from ? [from.toISOString()] : []), ...(after ? [after.id] : [])],
     );
     for (const r of rows) yield { id: r.id, startedMs: Number(r.ms) };
     if (rows.length < WINDOW_PAGE_ROWS) return;

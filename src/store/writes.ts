@@ -1,11 +1,15 @@
-// Everything the crawler writes. Each function is one transaction, so a run killed at any
+// The conversations the crawler writes: list pages, detail batches, deletions, dimensions (the
+// run's own rows are in sync-runs.ts). Each function is one transaction, so a run killed at any
 // moment leaves the database at the end of a whole page or batch, never halfway through one.
 
-import type { Database } from './database.js';
-import { deleteChildRows, idParams, inIds, insertChildRows, insertConversationRows, parseOrNull, stage, type ConversationRow } from './derive.js';
+import type { Database, Params } from './database.js';
+import { idParams, inIds, stage } from './batch-sql.js';
+import { deleteChildRows, insertChildRows, insertConversationRows, parseOrNull, type ConversationRow } from './derive.js';
 import { detailState, normaliseDetail, normaliseDetailText, normaliseSummary, readAsNotUtf8, type NormalisedDetail } from './normalise.js';
 import { saveSpaceConfig } from './space-config.js';
-import { withoutErased } from '../erase/tombstone.js';
+import { INLINE_BODY_CHARS, splitText } from './body-parts.js';
+import { insertErrors, updateRun, type RunCounters, type SyncErrorRecord } from './sync-runs.js';
+import { withoutErased } from './tombstone.js';
 
 export interface ListedConversation {
   id: string;
@@ -53,37 +57,41 @@ export interface StoredAt {
   fetchedAt: number | null;
 }
 
+/** A condition on a time column with the values it binds, `$1` and `$2`, before any others. */
+export interface TimeRange {
+  sql: string;
+  params: string[];
+}
+
 /**
- * SQL over `column` that holds for every stored row of the details' ids, from their `storedAt`
- * times (`pick`): `false` when none is stored, `true` (every row) when a detail has no storedAt.
+ * A condition over `column` that holds for every stored row of the details' ids, from their
+ * `storedAt` times (`pick`): `false` when none is stored, `true` (every row) when a detail has no storedAt.
  */
-export function storedWithin(column: string, details: readonly FetchedDetail[], pick: (at: StoredAt) => number | null): string {
+export function storedWithin(column: string, details: readonly FetchedDetail[], pick: (at: StoredAt) => number | null): TimeRange {
   let lo = Infinity;
   let hi = -Infinity;
   for (const d of details) {
-    if (!d.storedAt) return 'true';
+    if (!d.storedAt) return { sql: 'true', params: [] };
     const t = pick(d.storedAt);
     if (t === null) continue;
     lo = Math.min(lo, t);
     hi = Math.max(hi, t);
   }
-  if (lo > hi) return 'false';
+  if (lo > hi) return { sql: 'false', params: [] };
   // a millisecond either side: DuckDB keeps microseconds, the times read back into JS milliseconds
-  const at = (ms: number) => `TIMESTAMPTZ '${new Date(ms).toISOString()}'`;
-  return `${column} BETWEEN ${at(lo - 1)} AND ${at(hi + 1)}`;
+  return { sql: `${column} BETWEEN $1::TIMESTAMPTZ AND $2::TIMESTAMPTZ`, params: [new Date(lo - 1).toISOString(), new Date(hi + 1).toISOString()] };
+}
+
+/** SQL and parameters of `within` and `column IN ids` together. */
+function withinIds(within: TimeRange, ids: readonly string[], column: string): { sql: string; params: Params | undefined } {
+  const sql = `${within.sql} AND ${inIds(ids, column, within.params.length + 1)}`;
+  const params = [...within.params, ...ids];
+  return { sql, params: params.length === 0 ? undefined : params };
 }
 
 export interface DimensionRecord {
   id: string;
   body: string;
-}
-
-export interface SyncErrorRecord {
-  stage: string;
-  conversationId: string | null;
-  httpStatus: number | null;
-  message: string;
-  occurredAt: Date;
 }
 
 /** The items of a batch once each, the last of each id winning (as a later response would). */
@@ -92,9 +100,9 @@ function lastPerId<T extends { id: string }>(items: readonly T[]): T[] {
 }
 
 /** Stored detail facts of the given ids: when fetched, whether usable, its state. */
-async function storedDetails(db: Database, ids: readonly string[], within = 'true'): Promise<Map<string, { fetchedAt: Date; usable: boolean; state: string | null }>> {
+async function storedDetails(db: Database, ids: readonly string[]): Promise<Map<string, { fetchedAt: Date; usable: boolean; state: string | null }>> {
   const rows = await db.all<{ id: string; fetched_at: Date; usable: boolean; detail_state: string | null }>(
-    `SELECT id, fetched_at, invalid_reason IS NULL AS usable, detail_state FROM raw_conversations WHERE ${within} AND ${inIds(ids, 'id')}`,
+    `SELECT id, fetched_at, invalid_reason IS NULL AS usable, detail_state FROM raw_conversations WHERE ${inIds(ids, 'id')}`,
     idParams(ids),
   );
   return new Map(rows.map((r) => [r.id, { fetchedAt: r.fetched_at, usable: r.usable, state: r.detail_state }]));
@@ -163,7 +171,7 @@ export async function saveListPage(
     await db.run(`DELETE FROM conversations WHERE ${inIds(replaced, 'id')}`, idParams(replaced));
     await insertConversationRows(db, rows);
     if (kept.length > 0) {
-      await db.run(`UPDATE conversations SET listed_at = '${listedAt.toISOString()}'::TIMESTAMPTZ WHERE ${inIds(kept, 'id')}`, idParams(kept));
+      await db.run(`UPDATE conversations SET listed_at = $1::TIMESTAMPTZ WHERE ${inIds(kept, 'id', 2)}`, [listedAt.toISOString(), ...kept]);
     }
   });
 }
@@ -198,27 +206,6 @@ export async function saveDetails(
   await saveDetailBatches(db, [{ space, details, errors, runId, counters }]);
 }
 
-/**
- * A body of up to INLINE_BODY_CHARS characters is kept in one value; a longer one in parts of
- * BODY_PART_CHARS (raw_conversation_parts). DuckDB reads a column 2,048 values at a time, and a
- * checkpoint re-reads the row group it merges: parts this small keep what it holds at once small.
- */
-export const INLINE_BODY_CHARS = 65_536;
-export const BODY_PART_CHARS = 4_096;
-
-/** `text` in parts of at most `size` characters, never splitting a surrogate pair. */
-export function splitText(text: string, size = BODY_PART_CHARS): string[] {
-  const parts: string[] = [];
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + size);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    parts.push(text.slice(at, end));
-    at = end;
-  }
-  return parts;
-}
-
 /** The body text bytes a batch of details holds (what sizes its transaction). */
 export function detailBytes(details: readonly { body: string | Buffer }[]): number {
   let n = 0;
@@ -249,9 +236,10 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
   const fetchedWithin = storedWithin('fetched_at', all, (at) => at.fetchedAt);
   await db.transaction(async () => {
     if (all.length > 0) {
+      const stored = withinIds(fetchedWithin, ids, 'id');
       const replaced = await db.all<{ id: string; parted: boolean }>(
-        `DELETE FROM raw_conversations WHERE ${fetchedWithin} AND ${inIds(ids, 'id')} RETURNING id, body IS NULL AS parted`,
-        idParams(ids),
+        `DELETE FROM raw_conversations WHERE ${stored.sql} RETURNING id, body IS NULL AS parted`,
+        stored.params,
       );
       await db.run(
         `INSERT INTO raw_conversations
@@ -286,13 +274,14 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
  * The conversations rows of the batch's details: a usable detail is the row unless its list
  * entry was listed after it was fetched; otherwise (or when set aside) the stored list entry is.
  */
-async function replaceConversationRows(db: Database, details: readonly (ReadDetail & { space: string })[], listedWithin: string): Promise<void> {
+async function replaceConversationRows(db: Database, details: readonly (ReadDetail & { space: string })[], listedWithin: TimeRange): Promise<void> {
   const ids = details.map((d) => d.id);
+  const stored = withinIds(listedWithin, ids, 'id');
   const listed = new Map(
     (
       await db.all<{ id: string; space: string; listed_at: Date }>(
-        `SELECT id, space, listed_at FROM raw_listed_conversations WHERE ${listedWithin} AND ${inIds(ids, 'id')}`,
-        idParams(ids),
+        `SELECT id, space, listed_at FROM raw_listed_conversations WHERE ${stored.sql}`,
+        stored.params,
       )
     ).map((r) => [r.id, r]),
   );
@@ -302,11 +291,8 @@ async function replaceConversationRows(db: Database, details: readonly (ReadDeta
   });
   const listedBodies = new Map<string, string>();
   if (listedWins.length > 0) {
-    const wins = listedWins.map((d) => d.id);
-    const rows = await db.all<{ id: string; body: string }>(
-      `SELECT id, body FROM raw_listed_conversations WHERE ${listedWithin} AND ${inIds(wins, 'id')}`,
-      idParams(wins),
-    );
+    const wins = withinIds(listedWithin, listedWins.map((d) => d.id), 'id');
+    const rows = await db.all<{ id: string; body: string }>(`SELECT id, body FROM raw_listed_conversations WHERE ${wins.sql}`, wins.params);
     for (const r of rows) listedBodies.set(r.id, r.body);
   }
   const deleted = await deletedAt(db, ids);
@@ -327,7 +313,7 @@ async function replaceConversationRows(db: Database, details: readonly (ReadDeta
       deletedAt: deleted.get(d.id) ?? null,
     });
   }
-  await db.run(`DELETE FROM conversations WHERE ${listedWithin} AND ${inIds(ids, 'id')}`, idParams(ids));
+  await db.run(`DELETE FROM conversations WHERE ${stored.sql}`, stored.params);
   await insertConversationRows(db, rows);
 }
 
@@ -352,31 +338,6 @@ export async function markDeleted(db: Database, space: string, runId: number, de
   );
 }
 
-async function insertErrors(db: Database, runId: number, errors: SyncErrorRecord[]): Promise<void> {
-  if (errors.length === 0) return;
-  await stage(
-    db,
-    '_errors',
-    ['occurred_at', 'stage', 'conversation_id', 'http_status', 'message'],
-    errors.map((e) => [
-      e.occurredAt.toISOString(),
-      e.stage,
-      e.conversationId,
-      e.httpStatus === null ? null : String(e.httpStatus),
-      e.message,
-    ]),
-  );
-  await db.run(
-    `INSERT INTO sync_errors
-     SELECT ?, occurred_at::TIMESTAMPTZ, stage, conversation_id, http_status::INTEGER, message FROM _errors`,
-    [runId],
-  );
-}
-
-export async function recordErrors(db: Database, runId: number, errors: SyncErrorRecord[]): Promise<void> {
-  await db.transaction(() => insertErrors(db, runId, errors));
-}
-
 /** Replaces the agents and tools tables' rows for the records just listed (see space-config.ts). */
 export async function saveDimensions(
   db: Database,
@@ -386,74 +347,6 @@ export async function saveDimensions(
   tools: DimensionRecord[],
 ): Promise<void> {
   await saveSpaceConfig(db, { space, fetchedAt, agents, tools, connections: [], details: [] });
-}
-
-export interface RunCounters {
-  requests: number;
-  throttled: number;
-  retries: number;
-  conversationsListed: number;
-  detailsFetched: number;
-  /** details stored with some value coerced (counted in detailsFetched too) */
-  detailsCoerced: number;
-  /** details set aside: kept raw, not stored as rows */
-  detailsSetAside: number;
-  /** conversations found deleted at the source */
-  conversationsDeleted: number;
-  errors: number;
-}
-
-export async function startRun(
-  db: Database,
-  startedAt: Date,
-  space: string,
-  windowFrom: Date | null,
-  windowTo: Date,
-): Promise<number> {
-  const row = await db.one<{ run_id: number }>(
-    `INSERT INTO sync_runs (run_id, started_at, status, space, window_from, window_to)
-     VALUES (nextval('sync_run_ids'), ?::TIMESTAMPTZ, 'running', ?, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ)
-     RETURNING run_id`,
-    [startedAt.toISOString(), space, windowFrom?.toISOString() ?? null, windowTo.toISOString()],
-  );
-  return Number(row!.run_id);
-}
-
-/** The run's counters so far, into its sync_runs row. */
-export async function updateRun(db: Database, runId: number, c: RunCounters): Promise<void> {
-  await db.run(
-    `UPDATE sync_runs SET requests = ?, throttled = ?, retries = ?, conversations_listed = ?,
-       details_fetched = ?, details_coerced = ?, details_set_aside = ?, conversations_deleted = ?, errors = ? WHERE run_id = ?`,
-    [c.requests, c.throttled, c.retries, c.conversationsListed, c.detailsFetched, c.detailsCoerced, c.detailsSetAside, c.conversationsDeleted, c.errors, runId],
-  );
-}
-
-export async function finishRun(
-  db: Database,
-  runId: number,
-  endedAt: Date,
-  status: 'ok' | 'errors' | 'failed' | 'interrupted',
-  counters: RunCounters,
-  message: string | null,
-): Promise<void> {
-  await db.transaction(async () => {
-    await updateRun(db, runId, counters);
-    await db.run(`UPDATE sync_runs SET ended_at = ?::TIMESTAMPTZ, status = ?, message = ? WHERE run_id = ?`, [
-      endedAt.toISOString(),
-      status,
-      message,
-      runId,
-    ]);
-  });
-}
-
-export async function getMeta(db: Database, key: string): Promise<string | null> {
-  const row = await db.one<{ value: string }>(`SELECT value FROM convoduck_meta WHERE key = ?`, [key]);
-  return row?.value ?? null;
-}
-
-export async function setMeta(db: Database, key: string, value: string): Promise<void> {
-  await db.run(`INSERT OR REPLACE INTO convoduck_meta VALUES (?, ?)`, [key, value]);
 }
 
 /**

@@ -5,17 +5,8 @@ import { copyFileSync } from 'node:fs';
 import { generateDataset, type Dataset } from '../../src/simulator/index.js';
 import { Database } from '../../src/store/database.js';
 import { setWatermark } from '../../src/store/watermark.js';
-import {
-  finishRun,
-  saveDetails,
-  fetchedDetail,
-  saveDimensions,
-  saveListPage,
-  startRun,
-  type FetchedDetail,
-  type RunCounters,
-  type SyncErrorRecord,
-} from '../../src/store/writes.js';
+import { finishRun, startRun, type RunCounters, type SyncErrorRecord } from '../../src/store/sync-runs.js';
+import { saveDetails, fetchedDetail, saveDimensions, saveListPage, type FetchedDetail } from '../../src/store/writes.js';
 
 export interface Fixture {
   dataset: Dataset;

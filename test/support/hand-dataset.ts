@@ -14,7 +14,8 @@
 
 import type { ConversationDetail, ToolCallEntry } from '../../src/api/types.js';
 import { Database } from '../../src/store/database.js';
-import { fetchedDetail, finishRun, saveDetails, saveDimensions, startRun, type RunCounters } from '../../src/store/writes.js';
+import { finishRun, startRun, type RunCounters } from '../../src/store/sync-runs.js';
+import { fetchedDetail, saveDetails, saveDimensions } from '../../src/store/writes.js';
 
 export const HAND_SPACE = 'hand-space';
 export const ALPHA = '00000000-0000-4000-8000-00000000000a';

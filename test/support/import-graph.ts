@@ -21,16 +21,30 @@ function onlyTypes(clause: string): boolean {
 
 /** Each file (relative to `root`) with the files it imports at run time. */
 export function runtimeImports(root: string): Map<string, string[]> {
+  return importGraph(root, false);
+}
+
+/**
+ * Each file (relative to `root`) with every file it names in an import: type-only ones and
+ * `import('…')` included, since a room that names another's types depends on it all the same.
+ */
+export function allImports(root: string): Map<string, string[]> {
+  return importGraph(root, true);
+}
+
+const DYNAMIC_IMPORT = /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+
+function importGraph(root: string, withTypes: boolean): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of filesUnder(root)) {
     const text = readFileSync(file, 'utf8');
-    const targets: string[] = [];
+    const specs: string[] = [];
     for (const m of text.matchAll(STATIC_IMPORT)) {
-      const spec = m[4] ?? m[5]!;
-      if (m[2] || (m[3] !== undefined && onlyTypes(m[3]))) continue;
-      targets.push(relative(root, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))));
+      if (!withTypes && (m[2] || (m[3] !== undefined && onlyTypes(m[3])))) continue;
+      specs.push(m[4] ?? m[5]!);
     }
-    graph.set(relative(root, file), targets);
+    if (withTypes) for (const m of text.matchAll(DYNAMIC_IMPORT)) specs.push(m[1]!);
+    graph.set(relative(root, file), specs.map((spec) => relative(root, resolve(dirname(file), spec.replace(/\.js$/, '.ts')))));
   }
   return graph;
 }

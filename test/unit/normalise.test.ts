@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { nestsTooDeep } from '../../src/crawler/validate.js';
 import { COERCIONS, detailState, normaliseDetail, normaliseSummary, type UsableDetail } from '../../src/store/normalise.js';
-import { splitText } from '../../src/store/writes.js';
+import { splitText } from '../../src/store/body-parts.js';
 
 const good = {
   data: {

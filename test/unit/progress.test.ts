@@ -1,7 +1,7 @@
 // The progress line (src/cli/sync/progress.ts): the rolling rate and the budget per minute, the ETA from
 // the budget, the line fitted to a terminal's width, and how often the printer writes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { columnsOf, cut, describe as describeLine, etaSeconds, fitParts, describeParts, formatDuration, progressPrinter, ratePerMinute } from '../../src/cli/sync/progress.js';
+import { columnsOf, cut, progressLine, etaSeconds, fitParts, describeParts, formatDuration, progressPrinter, ratePerMinute } from '../../src/cli/sync/progress.js';
 import type { SyncProgress } from '../../src/crawler/sync.js';
 
 function progress(over: Partial<SyncProgress> = {}): SyncProgress {
@@ -26,8 +26,8 @@ function progress(over: Partial<SyncProgress> = {}): SyncProgress {
 describe('the rate', () => {
   it('is our sends in the server’s window, not requests over elapsed time', () => {
     // 1647 requests a minute after the start would be "1647/min" over elapsed time
-    expect(describeLine(progress())).toContain('59/min (budget 59/min)');
-    expect(describeLine(progress())).not.toContain('1647/min');
+    expect(progressLine(progress())).toContain('59/min (budget 59/min)');
+    expect(progressLine(progress())).not.toContain('1647/min');
   });
   it('scales a shrunk window to a minute', () => {
     expect(ratePerMinute({ inWindow: 19, budget: 19, windowMs: 20_000 })).toEqual({ sent: 57, budget: 57 });
@@ -57,6 +57,16 @@ describe('the ETA', () => {
     expect(etaSeconds({ requestsLeft: 20, rate: { ...rate, inWindow: 10 }, waiting: null })).toBeCloseTo(120, 0);
     expect(etaSeconds({ requestsLeft: 20, rate: { ...rate, inWindow: 0 }, waiting: null })).toBeNull();
   });
+  it('shows none on a young run’s first lines, when its few sends say nothing of its pace', () => {
+    // the first details line of a run under a 600/min budget: 14 sends (agents, tools, list pages) in its first 3 s
+    const young = { inWindow: 14, budget: 600, windowMs: 60_000, leaveInMs: Array.from({ length: 14 }, (_, i) => 57_000 + i * 200) };
+    expect(etaSeconds({ requestsLeft: 400, rate: young, waiting: null })).toBeNull();
+    expect(progressLine(progress({ detailsDone: 0, detailsTotal: 400, requestsLeft: 400, rate: young }))).not.toContain('ETA');
+    // 200 sends over the last 20 s: a pace of 10 a second, so 400 more take 40 s
+    const steady = { inWindow: 200, budget: 600, windowMs: 60_000, leaveInMs: Array.from({ length: 200 }, (_, i) => 40_000 + i * 100) };
+    expect(etaSeconds({ requestsLeft: 400, rate: steady, waiting: null })).toBeCloseTo(40, 0);
+    expect(progressLine(progress({ detailsDone: 200, detailsTotal: 600, requestsLeft: 400, rate: steady }))).toContain('ETA 40s');
+  });
   it('counts down while the limiter waits for its next slot, rather than freezing', () => {
     const at = (nextInMs: number) =>
       etaSeconds({ requestsLeft: 45, rate: { inWindow: 19, budget: 19, windowMs: 20_000 }, waiting: { reason: 'own-window', forMs: 20_000 - nextInMs, nextInMs } });
@@ -72,33 +82,33 @@ describe('the ETA', () => {
     expect(etaSeconds({ requestsLeft: null, rate, waiting: null })).toBeNull();
     // nothing left to send while answers are awaited: no ETA rather than 0
     expect(etaSeconds({ requestsLeft: 0, rate, waiting: null })).toBeNull();
-    expect(describeLine(progress({ requestsLeft: 0 }))).not.toContain('ETA');
+    expect(progressLine(progress({ requestsLeft: 0 }))).not.toContain('ETA');
     expect(etaSeconds({ requestsLeft: 5, rate: { ...rate, budget: 0 }, waiting: null })).toBe(Infinity);
-    expect(describeLine(progress({ phase: 'dimensions', requestsLeft: null, detailsTotal: 0 }))).not.toContain('ETA');
-    expect(describeLine(progress({ rate: { ...rate, budget: 0 } }))).toContain('ETA ?');
+    expect(progressLine(progress({ phase: 'dimensions', requestsLeft: null, detailsTotal: 0 }))).not.toContain('ETA');
+    expect(progressLine(progress({ rate: { ...rate, budget: 0 } }))).toContain('ETA ?');
   });
   it('is the listing’s own while listing, and none while agents and tools are fetched', () => {
-    const line = describeLine(progress({ phase: 'listing', detailsTotal: 0, detailsDone: 0, requestsLeft: 12, rate: { ...rate, inWindow: 6 } }));
+    const line = progressLine(progress({ phase: 'listing', detailsTotal: 0, detailsDone: 0, requestsLeft: 12, rate: { ...rate, inWindow: 6 } }));
     expect(line).toContain('listing ETA 2m00s');
-    expect(describeLine(progress({ phase: 'dimensions', detailsTotal: 0, detailsDone: 0, requestsLeft: 2, rate: { ...rate, inWindow: 60 } }))).not.toContain('ETA');
+    expect(progressLine(progress({ phase: 'dimensions', detailsTotal: 0, detailsDone: 0, requestsLeft: 2, rate: { ...rate, inWindow: 60 } }))).not.toContain('ETA');
   });
 });
 
 describe('the line', () => {
   it('names the listing window, and the details phase by its count', () => {
-    const listing = describeLine(progress({ phase: 'listing', detailsTotal: 0, detailsDone: 0, listed: 400, listTotal: null }));
+    const listing = progressLine(progress({ phase: 'listing', detailsTotal: 0, detailsDone: 0, listed: 400, listTotal: null }));
     expect(listing.startsWith('listing window beginning..2026-11-23T12:00:00.000Z · listed 400 · ')).toBe(true);
-    const details = describeLine(progress());
+    const details = progressLine(progress());
     expect(details.startsWith('details 340/1200 · listed 1200/1200 · 1647 requests · ')).toBe(true);
     // the bar is for a terminal
     expect(fitParts(describeParts(progress(), true), 200)).toContain('details 340/1200 [######..............] · listed');
   });
   it('says a wait of more than 2 s, for how long and why, and when the next request may go', () => {
     const waiting = { reason: 'own-window' as const, forMs: 23_000, nextInMs: 12_000 };
-    expect(describeLine(progress({ waiting }))).toContain('waiting 23s: this minute’s budget is spent (--max-rpm or the key’s limit); next request in 12s');
+    expect(progressLine(progress({ waiting }))).toContain('waiting 23s: this minute’s budget is spent (--max-rpm or the key’s limit); next request in 12s');
     const other = { reason: 'other-client' as const, forMs: 41_000, nextInMs: null };
-    expect(describeLine(progress({ waiting: other }))).toMatch(/waiting 41s: another client, or an earlier run, is using the key’s budget$/);
-    expect(describeLine(progress({ waiting: { ...waiting, forMs: 1_500 } }))).not.toContain('waiting');
+    expect(progressLine(progress({ waiting: other }))).toMatch(/waiting 41s: another client, or an earlier run, is using the key’s budget$/);
+    expect(progressLine(progress({ waiting: { ...waiting, forMs: 1_500 } }))).not.toContain('waiting');
   });
 });
 

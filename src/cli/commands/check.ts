@@ -41,7 +41,7 @@ With several spaces: the worst of them (3 when any key was refused, else 1 when 
     )
     .action(async (flags: CheckFlags) => {
       const config = configFilePath(flags.config);
-      if (config !== null || (flags.space ?? []).length > 0) return (await import('../check/spaces.js')).checkSpacesCommand(flags, config);
+      if (config !== null || (flags.space ?? []).length > 0) return (await import('../check/check-spaces.js')).checkSpacesCommand(flags, config);
       const [{ checkServer }, { printOneSpace, stepPrinter }] = await Promise.all([import('../../check/probes.js'), import('../check/render.js')]);
       const settings = resolveApiSettings(flags);
       const progress = stepPrinter(process.stderr);

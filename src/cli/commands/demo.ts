@@ -1,33 +1,14 @@
 import type { Command } from 'commander';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { parsePositiveInt } from '../parse.js';
 import { formatDuration, progressPrinter } from '../sync/progress.js';
 import { loadHtmlReport } from './report-html.js';
+import { createOutputDir } from '../../shared/output-dir.js';
 
 /** The demo's report.html covers this many days (the simulator holds 28). */
 const DEMO_PAGE_DAYS = 14;
-
-const DIGEST: { title: string; sql: (reports: string) => string }[] = [
-  {
-    title: 'Agents, best contained first (reports/agent_leaderboard.csv)',
-    sql: (dir) => `SELECT agent_name, conversations, completion_rate, transfer_rate, hang_up_rate,
-                          median_duration_sec, tool_failure_rate
-                   FROM read_csv('${dir}/agent_leaderboard.csv') LIMIT 8`,
-  },
-  {
-    title: 'Where callers are handed to a human (reports/transfer_nodes.csv)',
-    sql: (dir) => `SELECT agent_name, node_key, transfers, share, visit_transfer_rate
-                   FROM read_csv('${dir}/transfer_nodes.csv') ORDER BY transfers DESC LIMIT 6`,
-  },
-  {
-    title: 'Tools that fail (reports/tool_failures.csv)',
-    sql: (dir) => `SELECT slug, calls, failures, failure_rate, failures_by_status,
-                          completion_rate_with_failure, completion_rate_without_failure
-                   FROM read_csv('${dir}/tool_failures.csv') ORDER BY failures DESC LIMIT 6`,
-  },
-];
 
 export function registerDemo(program: Command): void {
   program
@@ -51,13 +32,13 @@ export function registerDemo(program: Command): void {
       const dbDir = resolve(flags.dir);
       const dbPath = resolve(dbDir, 'convoduck.duckdb');
       const outDir = resolve(flags.out);
-      const [{ startSimulator }, { sync }, { runReports }, { runQuery }] = await Promise.all([
+      const [{ startSimulator }, { sync }, { runReports }, { writeDemoDigest }] = await Promise.all([
         import('../../simulator/index.js'),
         import('../../crawler/sync.js'),
         import('../../reports/index.js'),
-        import('../../query/query.js'),
+        import('../../query/demo-digest.js'),
       ]);
-      mkdirSync(dbDir, { recursive: true, mode: 0o700 });
+      createOutputDir(dbDir, 0o700, { flag: '--dir' });
       rmSync(dbPath, { force: true });
       rmSync(`${dbPath}.wal`, { force: true });
 
@@ -87,15 +68,13 @@ export function registerDemo(program: Command): void {
       }
 
       const out = process.stdout;
-      for (const { title, sql } of DIGEST) {
-        out.write(`\n${title}\n`);
-        await runQuery(dbPath, sql(outDir.replaceAll("'", "''")), { format: 'table', out });
-      }
+      await writeDemoDigest(dbPath, outDir, out);
       const db = relative(process.cwd(), dbPath);
       out.write(
         `\nDone in ${formatDuration((Date.now() - started) / 1000)}. Reports: ${relative(process.cwd(), outDir) || '.'}/*.csv.\n` +
           `Open ${relative(process.cwd(), page!.path)} in a browser: the last ${DEMO_PAGE_DAYS} days on one page. Try:\n` +
-          `  npx convoduck query --db ${db} "SELECT outcome, count(*) AS n FROM conversations GROUP BY ALL ORDER BY n DESC"\n` +
+          `  npx convoduck query --db ${db} "SELECT agent_name, count(*) AS n FROM conversations_named GROUP BY ALL ORDER BY n DESC"\n` +
+          `  npx convoduck query --db ${db} "SELECT agent_name, outcome, count(*) AS n FROM conversations_named GROUP BY ALL ORDER BY ALL"\n` +
           `  npx convoduck query --db ${db} "SELECT speaker, text FROM transcript_turns WHERE conversation_id = (SELECT id FROM conversations WHERE outcome = 'transferred' LIMIT 1) ORDER BY seq"\n` +
           `  npx convoduck query --db ${db} --format json "SELECT slug, status, count(*) AS calls FROM tool_calls GROUP BY ALL ORDER BY calls DESC LIMIT 5"\n`,
       );

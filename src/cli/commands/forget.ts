@@ -47,7 +47,8 @@ hash of each session_ref and match, so a later request can be checked against it
 Retention (erase by age, or what the source deleted) is a setting of sync: --retain-days, --erase-deleted.
 
 Exit codes: 0 done (also when nothing matched), 2 no selector, an unknown --id, a --match that is
-no phone number or e-mail address, or a sync holding the database (nothing is changed).`,
+no phone number or e-mail address; 75 a sync holds the database: run it again once that ends
+(nothing is changed either way).`,
     )
     .action(async (flags: ForgetFlags) => {
       const dbPath = resolveDbPath(flags.db);

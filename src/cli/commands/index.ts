@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerAlert } from './alert.js';
 import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
@@ -20,6 +21,7 @@ export function registerCommands(program: Command): void {
   registerCheck(program);
   registerSync(program);
   registerReport(program);
+  registerAlert(program);
   registerQuery(program);
   registerSearch(program);
   registerExport(program);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { QUERY_FORMATS } from '../../query/formats.js';
+import { QUERY_FORMATS } from '../../output/formats.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
@@ -42,7 +42,7 @@ export function registerQuery(program: Command): void {
       'after',
       `
 Examples:
-  convoduck query "SELECT outcome, count(*) AS n FROM conversations GROUP BY ALL ORDER BY n DESC"
+  convoduck query "SELECT agent_name, outcome, count(*) AS n FROM conversations_named GROUP BY ALL ORDER BY n DESC"
   convoduck query --file weekly.sql --format csv > weekly.csv
   convoduck query "SELECT * FROM tool_calls WHERE status <> 'ok'" --format ndjson | jq .slug
   echo "SHOW TABLES" | convoduck query --file -

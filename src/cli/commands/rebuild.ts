@@ -18,25 +18,10 @@ export function registerRebuild(program: Command): void {
     .action(async (flags: { db?: string }) => {
       const dbPath = resolveDbPath(flags.db);
       const started = Date.now();
-      const [{ Database }, { rebuild }] = await Promise.all([import('../../store/database.js'), import('../../store/derive.js')]);
+      const { rebuildDatabase } = await import('../../store/rebuild.js');
       try {
-        const counts = await Database.with(
-          dbPath,
-          async (db) => {
-            await rebuild(db);
-            return db.one<Record<string, number>>(
-              `SELECT (SELECT count(*) FROM conversations)::INTEGER AS conversations,
-                      (SELECT count(*) FROM transcript_turns)::INTEGER AS transcript_turns,
-                      (SELECT count(*) FROM tool_calls)::INTEGER AS tool_calls,
-                      (SELECT count(*) FROM node_visits)::INTEGER AS node_visits,
-                      (SELECT count(*) FROM agents)::INTEGER AS agents,
-                      (SELECT count(*) FROM agent_versions)::INTEGER AS agent_versions,
-                      (SELECT count(*) FROM workflow_nodes)::INTEGER AS workflow_nodes`,
-            );
-          },
-          { mustExist: true },
-        );
-        const summary = Object.entries(counts ?? {})
+        const counts = await rebuildDatabase(dbPath);
+        const summary = Object.entries(counts)
           .map(([table, n]) => `${n} ${table}`)
           .join(', ');
         process.stderr.write(`rebuilt ${dbPath} in ${((Date.now() - started) / 1000).toFixed(1)}s: ${summary}\n`);

@@ -4,7 +4,8 @@
 import { Option, type Command } from 'commander';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { KNOWN_CHANNELS } from '../../api/types.js';
-import { NUMBER_PARAMS, OUTPUT_FORMATS, type OutputFormat } from '../../reports/choices.js';
+import { NUMBER_PARAMS } from '../../filters/number-params.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../../reports/choices.js';
 import type { CustomReportDir, ReportDefinition } from '../../reports/index.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';
@@ -138,7 +139,7 @@ function parseSearch(value: string): string {
 }
 
 /** `--sql-dir`, else CONVODUCK_SQL_DIR (an empty value is unset), else none. */
-function customReportDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): CustomReportDir | null {
+export function customReportDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): CustomReportDir | null {
   if (flag !== undefined) return { dir: flag, source: '--sql-dir' };
   const fromEnv = env.CONVODUCK_SQL_DIR;
   return fromEnv ? { dir: fromEnv, source: 'CONVODUCK_SQL_DIR' } : null;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { KNOWN_CHANNELS } from '../../api/types.js';
-import { QUERY_FORMATS } from '../../query/formats.js';
+import { QUERY_FORMATS } from '../../output/formats.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { UsageError } from '../errors.js';
@@ -84,7 +84,7 @@ Exit codes: 0 ok (also when nothing matches), 1 database busy for longer than --
       const speaker = flags.speaker === undefined ? null : parseChoice('--speaker', flags.speaker, SPEAKERS);
       const [{ searchTurns }, { parseReportTime }, { busyNotice }] = await Promise.all([
         import('../../search/search.js'),
-        import('../../reports/params.js'),
+        import('../../filters/params.js'),
         import('../../store/read-only.js'),
       ]);
       const now = new Date();

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Simulator } from '../../simulator/index.js';
 import { UsageError } from '../errors.js';
+import { parseIncidentFlags } from '../simulate/incidents.js';
 
 interface SimulateFlags {
   port: string;
@@ -15,6 +16,8 @@ interface SimulateFlags {
   otherClientRpm: string;
   exoticValues?: boolean;
   verbose?: boolean;
+  clockSkew: string;
+  localTimeAsUtc?: string;
   servedPerPage?: string;
   nextPageOnFullPage?: boolean;
   hiddenFromLists: string;
@@ -29,6 +32,7 @@ interface SimulateFlags {
   messyText: string;
   drift: string;
   deleted: string;
+  incident?: string[];
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -44,6 +48,25 @@ function wholeNumber(flag: string, value: string, min: number, max: number): num
     throw new UsageError(`${flag} ${JSON.stringify(value)} must be a whole number from ${min} to ${max}`);
   }
   return n;
+}
+
+/** Seconds with a sign: `-7200`, `900`. */
+function signedSeconds(flag: string, value: string, limit: number): number {
+  const n = Number(value);
+  if (!/^[+-]?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || Math.abs(n) > limit) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} must be whole seconds from -${limit} to ${limit}, e.g. -7200`);
+  }
+  return n;
+}
+
+/** A UTC offset `±HH:MM` (-05:00), as minutes. */
+function utcOffsetMinutes(flag: string, value: string): number {
+  const m = /^([+-])(\d{2}):(\d{2})$/.exec(value.trim());
+  const minutes = m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : NaN;
+  if (!m || Number(m[3]) >= 60 || Math.abs(minutes) > 14 * 60) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} must be a UTC offset from -14:00 to +14:00, e.g. -05:00`);
+  }
+  return minutes;
 }
 
 function decimal(flag: string, value: string, min: number, max: number): number {
@@ -98,6 +121,11 @@ export function registerSimulate(program: Command): void {
     .option('--other-client-rpm <n>', 'another integration spending the same key’s budget, requests per minute', '0')
     .option('--exotic-values', 'add a few values the spec does not list (outbound, voicemail, rate_limited)')
     .option('--verbose', 'log every request on stderr')
+    .option(
+      '--incident <kind:days>',
+      'plant an incident that many days ago (repeatable): tool-outage (a connection’s calls fail 08:00–16:00 UTC), quiet-day (a fifth of the volume), transfer-jump (an agent transfers 80% from then on)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .optionsGroup('Rate limit (the spec says only "60 requests per minute per key"):')
     .option('--rate-limit <n>', 'accepted requests per window per key (bucket: tokens refilled per window)', '60')
     .option('--window-ms <n>', 'length of the window in ms', '60000')
@@ -121,6 +149,8 @@ export function registerSimulate(program: Command): void {
         'fraction-z or fraction-offset (microseconds; the instants then fall inside the second)',
       'as-generated',
     )
+    .option('--clock-skew <seconds>', 'the server’s clock is off by this much (negative: behind): its Date header and every time it writes', '0')
+    .option('--local-time-as-utc <offset>', 'the server writes its local time in this zone (e.g. -05:00) marked +00:00; its Date header stays right')
     .optionsGroup('Real data (shares of the finished conversations, drawn from the seed):')
     .option('--long <share>', 'long conversations: 1,000–10,000 turns, tool calls with large JSON payloads', '0')
     .option('--messy-text <share>', 'hard text: emoji sequences, RTL, zero-width and control characters, NUL, a 100,000-character word, strings cut mid-surrogate', '0')
@@ -167,6 +197,9 @@ More examples:
       const hiddenFromLists = wholeNumber('--hidden-from-lists', flags.hiddenFromLists, 0, 5_000_000);
       const timeFormat = oneOf('--time-format', flags.timeFormat, TIME_FORMATS);
       const arrivalLagMs = wholeNumber('--arrival-lag', flags.arrivalLag, 0, 30 * 86_400_000);
+      const incidents = parseIncidentFlags(flags.incident);
+      const clockSkewSeconds = signedSeconds('--clock-skew', flags.clockSkew, 366 * 86_400);
+      const localTimeAsUtcMinutes = flags.localTimeAsUtc === undefined ? 0 : utcOffsetMinutes('--local-time-as-utc', flags.localTimeAsUtc);
       const realData = {
         long: decimal('--long', flags.long, 0, 1),
         text: decimal('--messy-text', flags.messyText, 0, 1),
@@ -195,6 +228,7 @@ More examples:
           faults: { error5xx: faultRate * 0.6, drop: faultRate * 0.2, truncate: faultRate * 0.2 },
           confidential: flags.confidential ?? false,
           exoticValues: flags.exoticValues ?? false,
+          incidents,
           arrivalsPerMinute,
           otherClientRpm,
           servedPerPage,
@@ -203,6 +237,8 @@ More examples:
           arrivalLagMs,
           timeFormat,
           realData,
+          clockSkewSeconds,
+          localTimeAsUtcMinutes,
           autoFinish: true,
           // A long-running demo must not grow without bound: the log is only read here.
           logRequests: false,
@@ -222,6 +258,8 @@ More examples:
           (flags.confidential ? ', confidential' : '') +
           (arrivalsPerMinute ? `, ${arrivalsPerMinute} new conversations/min` : '') +
           (otherClientRpm ? `, another client at ${otherClientRpm} requests/min` : '') +
+          (clockSkewSeconds ? `, its clock ${Math.abs(clockSkewSeconds)} s ${clockSkewSeconds < 0 ? 'behind' : 'ahead'}` : '') +
+          (flags.localTimeAsUtc ? `, local time of UTC${flags.localTimeAsUtc} written as +00:00` : '') +
           describeRealData(realData) +
           '. Ctrl-C to stop.',
       );

@@ -4,11 +4,12 @@ import type { SyncSummary } from '../../crawler/sync.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { CliError, EXIT } from '../errors.js';
 import { preferSmallHeap } from '../../shared/heap.js';
-import { describeListingGap, describeSummary, problemOf, translate, type SyncFlags } from '../sync/describe.js';
+import { describeClock, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from '../sync/describe.js';
 import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
 import { interruptible, parseRunFlags } from '../sync/flags.js';
 import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
+import { withMetricsFile } from '../alert/metrics-file.js';
 
 export function registerSync(program: Command): void {
   withApiOptions(program.command('sync'))
@@ -33,9 +34,11 @@ export function registerSync(program: Command): void {
     .option('--erase-deleted', 'after the sync, erase conversations deleted at the source (as `forget` does)')
     .option('--redact-at-rest', 'redact each conversation before it is stored, for good (key: $CONVODUCK_REDACT_KEY[_FILE]; default: $CONVODUCK_REDACT_AT_REST)')
     .option('--no-redact-at-rest', 'do not, even when CONVODUCK_REDACT_AT_REST is set (refused for a space stored redacted)')
+    .option('--wait <duration>', 'while another sync writes the database, wait up to this long for it (default: skip this run at once, exit 75)')
     .option('--json', 'print the run summary as JSON on stdout')
     .option('--config <file>', 'crawl every [[space]] of this TOML file into the database (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space of the config (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--metrics-file <file>', 'after the run, whatever its outcome, write the job’s health for Prometheus (textfile collector format) to this file')
     .addHelpText(
       'after',
       `
@@ -73,26 +76,29 @@ it, or with another key, is refused (exit 2). Turned on for a space stored in cl
 redacts what is stored and rewrites the file, so that no clear byte remains.
 
 Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad settings,
-3 the API refused the key (401/403), 130 interrupted (what was fetched is kept).
+3 the API refused the key (401/403), 75 skipped: another sync was writing the database
+(--wait 10m waits for it first), 130 interrupted (what was fetched is kept).
 With several spaces: 3 when any key was refused or could not be read (that space is
 skipped, the others run), 1 for any other recorded error.
 A listing that does not add up (the server counts more conversations than it serves) exits 1
 and keeps the watermark, so the next run lists that window again.`,
     )
-    .action(async (flags: SyncFlags & { apiKey?: string }) => {
+    .action(withMetricsFile(async (flags: SyncFlags & { apiKey?: string }) => {
       const config = configFilePath(flags.config);
-      if (config !== null || (flags.space ?? []).length > 0) return (await import('../sync/spaces.js')).syncSpacesCommand(flags, config);
+      if (config !== null || (flags.space ?? []).length > 0) return (await import('../sync/sync-spaces.js')).syncSpacesCommand(flags, config);
       let apiKey: string | undefined;
       try {
         const { summary, dbPath, retention } = await runSync(flags, (key) => (apiKey = key));
         process.stderr.write(describeSummary(summary, dbPath) + '\n');
+        const clock = describeClock(summary);
+        if (clock) process.stderr.write(clock + '\n');
         if (summary.status !== 'interrupted') await (await import('../sync/retain-after-sync.js')).retainAfterSync(dbPath, [{ space: summary.space, ...retention }]);
         if (summary.listingGap) process.stderr.write(describeListingGap(summary.listingGap) + '\n');
         const exitCode = summary.status === 'ok' ? EXIT.ok : summary.status === 'interrupted' ? INTERRUPTED_EXIT : EXIT.failed;
         if (flags.json) process.stdout.write(renderOutcome(finishedOutcome(summary, exitCode, problemOf(summary)), apiKey));
         process.exitCode = exitCode;
       } catch (err) {
-        const known = translate(err);
+        const known = runErrorOf(err);
         if (flags.json) {
           const message = known.message.split('\n')[0]!;
           const { countersOfFailedRun } = await import('../../crawler/sync.js');
@@ -101,7 +107,7 @@ and keeps the watermark, so the next run lists that window again.`,
         known.outcomePrinted = flags.json === true;
         throw known;
       }
-    });
+    }));
 }
 
 /** Reads the flags and settings, then runs the crawl; Ctrl-C / SIGTERM abort it. */

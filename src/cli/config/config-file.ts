@@ -24,7 +24,7 @@ export interface SpaceEntry {
   retainDays?: number;
   /** erase its conversations deleted at the source after each sync */
   eraseDeleted?: boolean;
-  /** redact its conversations before they are stored (src/redact/at-rest.ts) */
+  /** redact its conversations before they are stored (src/redact/stored-body.ts) */
   redactAtRest?: boolean;
 }
 

@@ -35,7 +35,7 @@ export function resolveRedactAtRest(flag: boolean | undefined, perSpace: readonl
   return on.map((o) => (o ? redaction : null));
 }
 
-/** The line that says a space's clear text was redacted at rest (src/erase/redact-stored.ts). */
+/** The line that says a space's clear text was redacted at rest (src/store/redact-stored.ts). */
 export function storedRedacted(dbPath: string): (space: string, bodies: number) => void {
   return (space, bodies) =>
     process.stderr.write(`convoduck: space ${space} held ${bodies} conversation bodies in clear text: redacted them at rest and rewrote ${dbPath} (for good)\n`);

@@ -1,6 +1,8 @@
 // `convoduck status` as text: what src/status/read-status.ts read from the database, for a person.
 
 import type { ListingGapStatus, RunStatus, SpaceStatus, StatusReport } from '../../status/report.js';
+import { SKEW_WARN_SECONDS } from '../sync/describe.js';
+import { formatDuration } from '../sync/progress.js';
 
 function thousands(n: number): string {
   return n.toLocaleString('en-US');
@@ -61,6 +63,12 @@ function runState(r: RunStatus, sync: StatusReport['syncRunning']): string {
   return r.status;
 }
 
+/** The server's clock against this machine's, as the run that last measured it found it. */
+function describeSkew(r: RunStatus): string {
+  const skew = r.clockSkewSeconds!;
+  return `server clock: ${formatDuration(Math.abs(skew))} ${skew < 0 ? 'behind' : 'ahead of'} this machine's (run ${r.runId}); listing follows the server's times`;
+}
+
 export function renderStatus(s: StatusReport): string {
   const out: string[] = [];
   out.push(
@@ -69,8 +77,10 @@ export function renderStatus(s: StatusReport): string {
     `watermark  ${s.watermark ? `${shortTime(s.watermark)} (every conversation started before it is listed${s.spaces.length > 1 ? ', in every space' : ''})` : 'none yet (no complete listing)'}`,
     ...s.listingGaps.map(describeListingGap),
     `newest     ${s.newestConversationAt ? `conversation started ${shortTime(s.newestConversationAt)}` : 'no conversations yet'}`,
-    '',
   );
+  const skewed = s.runs.find((r) => r.clockSkewSeconds !== null);
+  if (skewed && Math.abs(skewed.clockSkewSeconds!) > SKEW_WARN_SECONDS) out.push(describeSkew(skewed));
+  out.push('');
 
   // several spaces: each one's watermark, last run and pending details, and the space of each run
   const many = s.spaces.length > 1;

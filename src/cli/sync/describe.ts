@@ -2,6 +2,7 @@
 // gap's line, the one-line problem of a run that was not ok, and its flags.
 
 import type { ListingGapSummary, SyncSummary } from '../../crawler/sync.js';
+import { SyncLockedError } from '../../store/sync-lock.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import type { RunFlags } from './flags.js';
 import { formatDuration } from './progress.js';
@@ -24,11 +25,21 @@ export function problemOf(summary: SyncSummary): string | null {
 }
 
 /** convoduck's own errors as everywhere; anything else ended the run, and what was fetched is kept. */
-export function translate(err: unknown): CliError {
+export function runErrorOf(err: unknown): CliError {
+  if (err instanceof SyncLockedError) return new CliError(describeSkipped(err), EXIT.busy);
   const known = toCliError(err);
   if (known) return known;
   const message = err instanceof Error ? err.message : String(err);
   return new CliError(`sync failed: ${message.split('\n')[0]} (what was fetched is kept; run sync again to resume)`, EXIT.failed);
+}
+
+/** Why this sync left the database alone, and what comes next. */
+export function describeSkipped(err: SyncLockedError): string {
+  const waited = err.waitedMs > 0 ? ` (still after waiting ${formatDuration(err.waitedMs / 1000)})` : '';
+  return (
+    `another convoduck sync (pid ${err.pid}) is already writing this database${waited}: this run is skipped, ` +
+    `the database left to it (--wait DURATION waits for it; if no such process exists, delete ${err.lockPath})`
+  );
 }
 
 /** The one line that says which window is short, by how many, and what happens next. */
@@ -47,6 +58,27 @@ export function describeUnexpectedData(s: Pick<SyncSummary, 'detailsCoerced' | '
   if (s.detailsSetAside > 0) parts.push(`${n(s.detailsSetAside, 'detail', 'details')} set aside (raw body kept; see the api_drift report)`);
   if (s.conversationsDeleted > 0) parts.push(`${n(s.conversationsDeleted, 'conversation', 'conversations')} deleted at the source`);
   return parts.length === 0 ? null : parts.join(', ');
+}
+
+/** Beyond this (seconds) a skew is said: the Date header's own precision and a slow response stay below it. */
+export const SKEW_WARN_SECONDS = 60;
+
+/**
+ * The one warning line of a server whose clock disagrees with this machine's by more than a minute,
+ * or whose newest conversation starts more than a minute after its own clock's now; null otherwise.
+ */
+export function describeClock(s: Pick<SyncSummary, 'clockSkewSeconds' | 'newestStartedAt' | 'newestAheadSeconds' | 'space'>): string | null {
+  const parts: string[] = [];
+  const skew = s.clockSkewSeconds;
+  if (skew !== null && Math.abs(skew) > SKEW_WARN_SECONDS) {
+    parts.push(`the server's clock (its Date header) runs ${formatDuration(Math.abs(skew))} ${skew < 0 ? 'behind' : 'ahead of'} this machine's`);
+  }
+  const ahead = s.newestAheadSeconds;
+  if (ahead !== null && ahead > SKEW_WARN_SECONDS) {
+    parts.push(`its newest conversation (${s.newestStartedAt}) starts ${formatDuration(ahead)} after the server's own now`);
+  }
+  if (parts.length === 0) return null;
+  return `convoduck: space ${s.space}: ${parts.join('; ')} — listing follows the server's times, nothing is lost; set the server's clock right`;
 }
 
 export function describeSummary(s: SyncSummary, dbPath: string): string {

@@ -20,6 +20,8 @@ export interface RunFlags {
   eraseDeleted?: boolean;
   /** --redact-at-rest / --no-redact-at-rest (resolved by config/redaction.ts) */
   redactAtRest?: boolean;
+  /** how long to wait for another sync of the database to end (default: not at all) */
+  wait?: string;
 }
 
 export interface RunSettings {
@@ -30,6 +32,8 @@ export interface RunSettings {
   retrySetAside: boolean | undefined;
   overlapMs: number;
   maxRpm: number | undefined;
+  /** how long to wait for another sync holding the database (0: skip this run at once) */
+  lockWaitMs: number;
   /** the rate limit's window when tests shrink it (CONVODUCK_RATE_WINDOW_MS) */
   windowMs: number | undefined;
   /** erase after the sync: conversations older than retainDays, and those deleted at the source */
@@ -56,7 +60,8 @@ export function parseRunFlags(flags: RunFlags, now: Date): RunSettings {
     ...(flags.retainDays !== undefined ? { retainDays: parsePositiveInt('--retain-days', flags.retainDays) } : {}),
     ...(flags.eraseDeleted ? { eraseDeletedAtSource: true } : {}),
   };
-  return { details, since, until, full: flags.full, retrySetAside: flags.retrySetAside, overlapMs, maxRpm, windowMs: testWindowMs(), retention };
+  const lockWaitMs = flags.wait !== undefined ? parseDurationArg('--wait', flags.wait) : 0;
+  return { details, since, until, full: flags.full, retrySetAside: flags.retrySetAside, overlapMs, maxRpm, lockWaitMs, windowMs: testWindowMs(), retention };
 }
 
 /** Tests shrink the API's one-minute window to keep crawls short; users never need this. */

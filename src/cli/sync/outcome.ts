@@ -7,7 +7,7 @@ import { EXIT } from '../errors.js';
 
 export const INTERRUPTED_EXIT = 130;
 
-export type SyncOutcomeStatus = 'ok' | 'errors' | 'interrupted' | 'failed' | 'refused' | 'usage';
+export type SyncOutcomeStatus = 'ok' | 'errors' | 'interrupted' | 'failed' | 'refused' | 'usage' | 'skipped';
 
 export type SyncOutcome = {
   status: SyncOutcomeStatus;
@@ -28,6 +28,7 @@ export function failedOutcome(exitCode: number, message: string, counters: Faile
 
 function statusForExit(exitCode: number): SyncOutcomeStatus {
   if (exitCode === EXIT.usage) return 'usage';
+  if (exitCode === EXIT.busy) return 'skipped';
   if (exitCode === EXIT.auth) return 'refused';
   if (exitCode === INTERRUPTED_EXIT) return 'interrupted';
   return 'failed';

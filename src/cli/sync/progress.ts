@@ -10,6 +10,8 @@ const LOG_EVERY_MS = 4_750;
 const REDRAW_EVERY_MS = 200;
 /** a wait of a second or two is the rate limit working; a longer one is said, with its reason */
 const SAY_WAIT_AFTER_MS = 2_000;
+/** the share of the rate window a run's sends must span before its own pace sets an ETA */
+const PACE_MIN_WINDOW_SHARE = 0.25;
 
 export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): {
   update: (p: SyncProgress) => void;
@@ -31,7 +33,7 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): {
         stream.write(`\r\x1b[2K${fitParts(describeParts(p, true), (stream.columns || 80) - 1)}`);
         drawn = true;
       } else if (p.phase !== 'done') {
-        stream.write(`${new Date(now).toISOString()} ${describe(p)}\n`);
+        stream.write(`${new Date(now).toISOString()} ${progressLine(p)}\n`);
       }
     },
     finish() {
@@ -50,7 +52,7 @@ export interface LinePart {
 }
 
 /** The full progress line (log files). */
-export function describe(p: SyncProgress): string {
+export function progressLine(p: SyncProgress): string {
   return joinParts(describeParts(p, false));
 }
 
@@ -103,11 +105,12 @@ export function ratePerMinute(rate: SyncProgress['rate']): { sent: number; budge
  * slots go at once, then one as each send in the window leaves it, round after round at the
  * budget per window; a Retry-After pause still running comes first. When the budget has room for
  * all of it, the run's own pace (our sends in the window) sets it instead. Null when it is not
- * known (nothing left to send while answers are awaited, or no pace yet to go by);
+ * known (nothing left to send while answers are awaited, or no pace yet to go by: the phase's
+ * sends span less than a quarter of the window);
  * Infinity while the budget is 0 (another client holds the whole key).
  */
 export function etaSeconds(
-  p: Pick<SyncProgress, 'requestsLeft' | 'rate' | 'waiting'>,
+  p: Pick<SyncProgress, 'requestsLeft' | 'rate' | 'waiting' | 'phaseRequests'>,
 ): number | null {
   const left = p.requestsLeft;
   if (left === null || left <= 0) return null;
@@ -127,8 +130,15 @@ export function etaSeconds(
   }
   const last = first[(left - 1) % budget]! + Math.floor((left - 1) / budget) * windowMs;
   if (last > paused || left > budget - inWindow) return last / 1000;
-  // The budget leaves room for all of it now: what holds the run back is its own pace, our sends in the window.
-  const pace = inWindow > 0 ? (left * windowMs) / inWindow : 0;
+  // The budget leaves room for all of it now: what holds the run back is its own pace, this phase's
+  // sends in the window over the time they span. The sends of an earlier phase (agents, tools, list
+  // pages, one at a time) or a phase's first moments say nothing of the pace to come: no ETA until
+  // the phase's sends span a share of the window.
+  const ours = Math.min(inWindow, p.phaseRequests ?? inWindow);
+  const oldest = p.rate.leaveInMs?.[p.rate.leaveInMs.length - ours];
+  const span = oldest === undefined ? windowMs : Math.min(windowMs, Math.max(0, windowMs - oldest));
+  if (ours > 0 && span < windowMs * PACE_MIN_WINDOW_SHARE) return null;
+  const pace = ours > 0 ? (left * span) / ours : 0;
   const eta = Math.max(last, pace) / 1000;
   return eta > 0 ? eta : null;
 }

@@ -2,7 +2,7 @@
 // in place; in a log, each space's line (progress.ts's) prefixed with its slug, at least every 5 s.
 
 import type { SyncProgress } from '../../crawler/sync.js';
-import { cut, describe, describeParts, fitParts } from './progress.js';
+import { cut, progressLine, describeParts, fitParts } from './progress.js';
 
 const LOG_EVERY_MS = 4_750;
 const REDRAW_EVERY_MS = 200;
@@ -46,7 +46,7 @@ export function spacesProgressPrinter(stream: NodeJS.WriteStream = process.stder
       const last = lastLog.get(space);
       if (last && last.phase === p.phase && now - last.at < LOG_EVERY_MS) return;
       lastLog.set(space, { at: now, phase: p.phase });
-      if (p.phase !== 'done') stream.write(`${new Date(now).toISOString()} ${space}: ${describe(p)}\n`);
+      if (p.phase !== 'done') stream.write(`${new Date(now).toISOString()} ${space}: ${progressLine(p)}\n`);
     },
     finish() {
       if (tty && drawnLines > 0) {

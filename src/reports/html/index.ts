@@ -6,7 +6,7 @@ import { accessSync, constants, renameSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { InvalidInputError } from '../../shared/errors.js';
 import { createOutputDir } from '../../shared/output-dir.js';
-import type { ReportFilters } from '../params.js';
+import type { ReportFilters } from '../../filters/params.js';
 import { withReportReader, type ReportReaderOptions, type ReportRows } from '../rows.js';
 import {
   MAX_AGENTS,
@@ -100,7 +100,9 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
       const before = await reader.read(await reader.resolve(period.previous), ['summary']);
       previous = before.get('summary')!.rows[0]!;
     }
-    return { params, tables, summary, period, previous };
+    const spaces = filters.spaces ?? [];
+    const firing = (await reader.firingAlerts()).filter((a) => spaces.length === 0 || spaces.includes(a.labels.space ?? ''));
+    return { params, tables, summary, period, previous, firing };
   });
 
   const { tables, summary, period, params } = read;
@@ -140,6 +142,7 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
     agents: params.agents,
     channel: params.channel,
     summary,
+    firing: read.firing,
     coverage: t('coverage'),
     tiles: tiles(summary, read.previous),
     charts,

@@ -2,6 +2,7 @@
 // disk, a mail attachment or a CI artifact with nothing fetched. No script. Every figure carries
 // the CSV's value in data-value, beside the text people read.
 
+import type { FiringAlert } from '../rows.js';
 import type { ReportRows, Row } from '../rows.js';
 import type { RenderedChart } from './charts.js';
 import { count, dateTime, duration, percent, span } from './human.js';
@@ -23,6 +24,8 @@ export interface PageInput {
   agents: readonly string[] | null;
   channel: string | null;
   summary: Row;
+  /** alerts firing now (alert_states), shown first */
+  firing: readonly FiringAlert[];
   coverage: ReportRows;
   tiles: Tile[];
   /** `why`: the chart belongs to the Why section */
@@ -83,7 +86,7 @@ export function renderPage(input: PageInput): string {
 ${headerLines(input)}
 </header>
 <main>
-${body}
+${firingSection(input.firing)}${body}
 </main>
 <footer>
 <p>Every figure on this page comes from the SQL reports in <code>sql/</code>, run with the same filters:
@@ -309,4 +312,25 @@ ${chartsSection(input.charts.filter((c) => c.why === true))}
 ${content}
 </section>
 </section>`;
+}
+
+/** What is firing, above everything else: the rule, the group, the value against its bound, since when. */
+function firingSection(firing: readonly FiringAlert[]): string {
+  if (firing.length === 0) return '';
+  const figure = (v: number | null) => (v === null ? '' : esc(Math.round(v * 1000) / 1000));
+  const rows = firing
+    .map((a) => {
+      const group = Object.entries(a.labels).map(([k, v]) => `${k}=${v ?? ''}`).join(' ');
+      return `<tr data-level="${esc(a.level)}"><td>${esc(a.level)}</td><td>${esc(a.rule)}</td><td>${esc(group)}</td><td class="num">${figure(a.value)}</td><td class="num">${figure(a.bound)}</td><td>${esc(a.firing_since)}</td></tr>`;
+    })
+    .join('\n');
+  return `<section class="firing" id="firing">
+<h2>Firing now: ${firing.length} ${firing.length === 1 ? 'alert' : 'alerts'}</h2>
+<p>From the latest <code>convoduck alert</code> run (table <code>alert_states</code>).</p>
+<table><thead><tr><th>level</th><th>rule</th><th>group</th><th>value</th><th>bound</th><th>firing since (UTC)</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+</section>
+`;
 }

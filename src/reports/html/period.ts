@@ -1,7 +1,7 @@
 // The period a page covers, the period of the same length just before it (what the tiles compare
 // with), and whether the charts count per day or per week.
 
-import type { ReportFilters, ResolvedParams } from '../params.js';
+import type { ReportFilters, ResolvedParams } from '../../filters/params.js';
 
 export type Bucket = 'day' | 'week';
 

@@ -12,7 +12,7 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { parseTimeArg } from '../shared/time.js';
-import { NUMBER_PARAMS, type NumberParam, type NumberParamKey } from './choices.js';
+import { NUMBER_PARAMS, type NumberParam, type NumberParamKey } from './number-params.js';
 
 export { NUMBER_PARAMS, type NumberParamKey };
 

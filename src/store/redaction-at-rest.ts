@@ -51,7 +51,7 @@ export type AtRestState = 'as-recorded' | 'turn-on' | 'clear-text';
 /**
  * Refuses a run of `space` whose redaction at rest (`redaction`, null: off) does not fit what is
  * recorded: off for a space recorded with it, or another key. With it on for a space not yet
- * recorded: 'clear-text' when the space holds conversations already (src/erase/redact-stored.ts
+ * recorded: 'clear-text' when the space holds conversations already (src/store/redact-stored.ts
  * cleans them first), else 'turn-on' (the run records it with `recordAtRest`).
  */
 export async function checkAtRest(db: Database, space: string, redaction: Redaction | null, dbPath: string): Promise<AtRestState> {

@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { ConvoduckError, QueryError } from '../shared/errors.js';
 import { pick, reportParameters, runBound } from './bound.js';
 import { defaultSqlDir, sqlFilesIn } from './catalog.js';
-import { quoteIdent } from './format.js';
-import { BIND_TYPES, type ParamName } from './params.js';
+import { sqlIdent } from '../store/sql.js';
+import { BIND_TYPES, type ParamName } from '../filters/params.js';
 import { headerField, parseHeader, reportBody } from './sql-file.js';
-import { SEARCH_MACRO_SQL } from '../search/tokenize.js';
+import { SEARCH_MACRO_SQL } from '../store/search-index/tokenize.js';
 
 export const MATERIALIZATIONS = ['view', 'table'] as const;
 export type Materialization = (typeof MATERIALIZATIONS)[number];
@@ -133,7 +133,7 @@ async function creationStatement(
       );
     }
     const kind = relation.materialized === 'table' ? 'TABLE' : 'VIEW';
-    return { sql: `CREATE OR REPLACE TEMP ${kind} ${quoteIdent(relation.name)} AS\n${body}`, params };
+    return { sql: `CREATE OR REPLACE TEMP ${kind} ${sqlIdent(relation.name)} AS\n${body}`, params };
   } finally {
     prepared.destroySync();
   }

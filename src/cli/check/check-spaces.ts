@@ -4,7 +4,7 @@
 // came from (never the key); exit the worst of the spaces' (3 refused, else 1 fails, else 0).
 
 import { checkServer, type CheckReport } from '../../check/probes.js';
-import { UnknownSpaceError } from '../../crawler/spaces.js';
+import { SpaceNotInJobError } from '../../crawler/sync-spaces.js';
 import { printOneSpace, renderFinding, stepPrinter, toJson, useColor, type CheckFlags } from './render.js';
 import { EXIT } from '../errors.js';
 import { parsePositiveInt } from '../parse.js';
@@ -108,7 +108,7 @@ function refusalLine(c: Checked): string | null {
 
 function refuseUnknown(only: Set<string>, known: string[]): void {
   const unknown = [...only].filter((s) => !known.includes(s));
-  if (unknown.length > 0) throw new UnknownSpaceError(unknown, [...known].sort());
+  if (unknown.length > 0) throw new SpaceNotInJobError(unknown, [...known].sort());
 }
 
 /** No key ever reaches stdout or stderr, whatever a message picked up. */

@@ -1,16 +1,17 @@
 // Redaction at rest turned on for a space that already holds clear text: its stored bodies are
 // cleaned as a sync with it would have cleaned them, every derived table is derived again from
 // the bodies (as `rebuild` does) and the space is recorded, all in one transaction; then the file
-// is rewritten (compact.ts), since DuckDB keeps the replaced values' bytes in freed blocks.
+// is rewritten (rewrite-file.ts), since DuckDB keeps the replaced values' bytes in freed blocks.
 // Like an erasure it cannot be undone: the clear text is in no table and no block afterwards.
 
 import { redactBody, redactBodyText, type Redaction } from '../redact/index.js';
-import { recordAtRest } from '../store/at-rest.js';
-import { Database } from '../store/database.js';
-import { bodiesInParts, idParams, inIds, pages, rederive, stage } from '../store/derive.js';
-import { INLINE_BODY_CHARS, splitText } from '../store/writes.js';
-import { rewriteDatabaseFile } from './compact.js';
-import { REWRITE_PENDING } from './erase.js';
+import { recordAtRest } from './redaction-at-rest.js';
+import { Database } from './database.js';
+import { idParams, inIds, pages, stage } from './batch-sql.js';
+import { bodiesInParts, rederive } from './derive.js';
+import { INLINE_BODY_CHARS, splitText } from './body-parts.js';
+import { REWRITE_PENDING, rewriteDatabaseFile } from './rewrite-file.js';
+import { sqlText } from './sql.js';
 
 /** The body cleaned: as parsed JSON when it is JSON, else as text. */
 function cleaned(body: string, redaction: Redaction): string {
@@ -77,8 +78,4 @@ async function cleanDetails(db: Database, rows: readonly { id: string; body: str
   if (long.length === 0) return;
   await stage(db, '_cleaned_parts', ['id', 'part', 'text'], long.flatMap((d) => splitText(d.body).map((text, i) => [d.id, String(i), text])));
   await db.run(`INSERT INTO raw_conversation_parts SELECT id, part::INTEGER, text FROM _cleaned_parts`);
-}
-
-function sqlText(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
 }

@@ -2,8 +2,8 @@
 // `--since` listing, the overlap of an incremental one) stores nothing of it, so the planner,
 // which plans details from the stored list entries, never asks for it either.
 
-import type { Database } from '../store/database.js';
-import { idParams, inIds } from '../store/derive.js';
+import type { Database } from './database.js';
+import { idParams, inIds } from './batch-sql.js';
 
 /** The entries whose conversation was not erased. */
 export async function withoutErased<T extends { id: string }>(db: Database, entries: readonly T[]): Promise<T[]> {

@@ -7,6 +7,8 @@
 //   -ies → -y (not -eies, -aies), -es → -e (not -aes, -ees, -oes), -s → '' (not -us, -ss),
 //   each only for words longer than three characters.
 
+import { sqlText } from '../sql.js';
+
 /** Words too common to search for. Negations (no, not, never) stay: "not received" means something. */
 export const STOPWORDS = [
   'a', 'an', 'and', 'am', 'are', 'as', 'at', 'be', 'by', 'do', 'for', 'from', 'he', 'i', 'in', 'is', 'it',
@@ -19,9 +21,6 @@ export const WORD_SEPARATOR = String.raw`[^\p{L}\p{N}\p{M}]+`;
 
 /** A word as the snippet finds it in the text (apostrophes inside it, as the tokenizer drops them). */
 export const WORD_IN_TEXT = String.raw`[\p{L}\p{N}\p{M}'’]+`;
-
-/** A SQL string literal. */
-export const sqlString = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 
 /** SQL: `text` lower-cased with apostrophes removed (before it is split into words). */
 export function foldSql(text: string): string {
@@ -41,12 +40,12 @@ export function stemSql(w: string): string {
 
 /** SQL: whether the folded word `w` is a term at all (not empty, not a stopword). */
 export function isTermSql(w: string): string {
-  return `(${w} <> '' AND ${w} NOT IN (${STOPWORDS.map(sqlString).join(', ')}))`;
+  return `(${w} <> '' AND ${w} NOT IN (${STOPWORDS.map(sqlText).join(', ')}))`;
 }
 
 /** SQL: the terms of the text `text` (an expression), in order, as a list (NULL for NULL text). */
 export function termListSql(text: string): string {
-  return `list_transform(list_filter(string_split_regex(${foldSql(text)}, ${sqlString(WORD_SEPARATOR)}), w -> ${isTermSql('w')}), w -> ${stemSql('w')})`;
+  return `list_transform(list_filter(string_split_regex(${foldSql(text)}, ${sqlText(WORD_SEPARATOR)}), w -> ${isTermSql('w')}), w -> ${stemSql('w')})`;
 }
 
 /** SQL: the distinct terms of the query text `query` (an expression, e.g. a parameter), as a sorted list. */

@@ -2,7 +2,7 @@
 // transaction as they are stored (store/derive.ts), and a conversation's index rows go wherever
 // its turns go (re-fetched, rebuilt, erased), because the index tables are among its child tables.
 
-import type { Database } from '../store/database.js';
+import type { Database } from '../database.js';
 import { indexTurnsSql } from './schema.js';
 
 /**

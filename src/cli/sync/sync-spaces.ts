@@ -5,11 +5,11 @@
 // 130 when interrupted.
 
 import { AuthError } from '../../api/client.js';
-import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../../crawler/spaces.js';
+import { syncSpaces, type SpaceOutcome, type SpacesSummary, type SpaceTarget } from '../../crawler/sync-spaces.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { resolveDbPath } from '../config/db-path.js';
-import { describeListingGap, describeSummary, problemOf, type SyncFlags } from './describe.js';
-import { CliError, EXIT, toCliError } from '../errors.js';
+import { describeClock, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from './describe.js';
+import { EXIT } from '../errors.js';
 import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 import { spacesProgressPrinter } from './spaces-progress.js';
 import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './outcome.js';
@@ -56,6 +56,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
           full: run.full,
           retrySetAside: run.retrySetAside,
           overlapMs: run.overlapMs,
+          lockWaitMs: run.lockWaitMs,
           onStoredRedacted: storedRedacted(dbPath),
           signal,
           onProgress: progress.update,
@@ -79,6 +80,10 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     const skipped = unreadable.map((s) => `${s.keyProblem} (this space skipped; the others ran)`);
     const lines = [...summary.spaces.map((o) => lineOf(o, spaces[o.target]!)), ...skipped];
     for (const o of summary.spaces) if (o.summary) process.stderr.write(describeSummary(o.summary, dbPath) + '\n');
+    for (const o of summary.spaces) {
+      const clock = o.summary ? describeClock(o.summary) : null;
+      if (clock) process.stderr.write(redact(clock, keys) + '\n');
+    }
     for (const line of lines) if (line !== null) process.stderr.write(redact(`convoduck: ${line}`, keys) + '\n');
     const exitCode = skipped.length > 0 && exitCodeOf(summary.spaces) !== INTERRUPTED_EXIT ? EXIT.auth : exitCodeOf(summary.spaces);
     if (flags.json) {
@@ -98,7 +103,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     }
     process.exitCode = exitCode;
   } catch (err) {
-    const known = toCliError(err) ?? new CliError(`sync failed: ${firstLine(err)} (what was fetched is kept; run sync again to resume)`, EXIT.failed);
+    const known = runErrorOf(err);
     known.message = redact(known.message, keys);
     if (flags.json) {
       const outcome = { status: statusOf(known.exitCode), exitCode: known.exitCode, error: known.message.split('\n')[0]!, spaces: [] };
@@ -143,6 +148,7 @@ function exitCodeOf(outcomes: SpaceOutcome[]): number {
 function statusOf(exitCode: number): SyncOutcomeStatus {
   if (exitCode === EXIT.ok) return 'ok';
   if (exitCode === EXIT.usage) return 'usage';
+  if (exitCode === EXIT.busy) return 'skipped';
   if (exitCode === EXIT.auth) return 'refused';
   if (exitCode === INTERRUPTED_EXIT) return 'interrupted';
   return 'errors';

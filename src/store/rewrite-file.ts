@@ -9,16 +9,17 @@
 // created from SCHEMA_SQL instead, then filled, and the sequences continue where they were.
 
 import { existsSync, renameSync, rmSync, chmodSync } from 'node:fs';
-import { Database, RAISED_MEMORY_LIMIT, writableAttachOptions } from '../store/database.js';
-import { SCHEMA_SQL } from '../store/schema.js';
-import { REWRITE_PENDING } from './erase.js';
+import { Database, RAISED_MEMORY_LIMIT, writableAttachOptions } from './database.js';
+import { SCHEMA_SQL } from './schema.js';
+import { sqlIdent, sqlText } from './sql.js';
 
-function ident(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
+/** convoduck_meta key set while removed rows' bytes may still be in the file (an erasure, a redaction at rest). */
+export const REWRITE_PENDING = 'erasure_rewrite_pending';
 
-function literal(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
+/** Whether removed rows' bytes may still be in the file (a rewrite that did not finish). */
+export async function rewritePending(db: Database): Promise<boolean> {
+  const row = await db.one(`SELECT 1 FROM convoduck_meta WHERE key = ?`, [REWRITE_PENDING]);
+  return row !== undefined;
 }
 
 /** Rewrites the database at `path` into a fresh file holding only its live rows; the caller holds the sync lock. */
@@ -31,7 +32,7 @@ export async function rewriteDatabaseFile(path: string): Promise<void> {
       async (db) => {
         // everything committed into the old file first: its WAL is then empty and can go
         await db.run('CHECKPOINT');
-        await db.run(`ATTACH ${literal(fresh)} AS fresh (${writableAttachOptions()})`);
+        await db.run(`ATTACH ${sqlText(fresh)} AS fresh (${writableAttachOptions()})`);
         await db.run('USE fresh');
         await db.run(SCHEMA_SQL);
         await db.run('USE store');
@@ -58,15 +59,20 @@ async function copyTables(db: Database): Promise<void> {
     (await db.all<{ table_name: string }>(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'fresh'`)).map((r) => r.table_name),
   );
   for (const { table_name: table } of tables) {
-    const t = ident(table);
+    const t = sqlIdent(table);
     await db.run(
       known.has(table)
         ? `INSERT INTO fresh.main.${t} BY NAME SELECT * FROM store.main.${t}`
         : `CREATE TABLE fresh.main.${t} AS SELECT * FROM store.main.${t}`, // a table of the user's own
     );
   }
-  // views of the user's own, as they were defined
-  const views = await db.all<{ sql: string }>(`SELECT sql FROM duckdb_views() WHERE database_name = 'store' AND NOT internal AND NOT temporary`);
+  // views of the user's own, as they were defined (convoduck's own the fresh file has already)
+  const ownViews = new Set(
+    (await db.all<{ view_name: string }>(`SELECT view_name FROM duckdb_views() WHERE database_name = 'fresh' AND NOT internal`)).map((r) => r.view_name),
+  );
+  const views = (
+    await db.all<{ view_name: string; sql: string }>(`SELECT view_name, sql FROM duckdb_views() WHERE database_name = 'store' AND NOT internal AND NOT temporary`)
+  ).filter((v) => !ownViews.has(v.view_name));
   if (views.length > 0) {
     await db.run('USE fresh');
     for (const v of views) await db.run(v.sql);
@@ -77,7 +83,7 @@ async function copyTables(db: Database): Promise<void> {
   );
   for (const s of sequences) {
     const next = s.last_value === null ? s.start_value : s.last_value + 1n;
-    await db.run(`DROP SEQUENCE IF EXISTS fresh.main.${ident(s.sequence_name)}`);
-    await db.run(`CREATE SEQUENCE fresh.main.${ident(s.sequence_name)} START ${next}`);
+    await db.run(`DROP SEQUENCE IF EXISTS fresh.main.${sqlIdent(s.sequence_name)}`);
+    await db.run(`CREATE SEQUENCE fresh.main.${sqlIdent(s.sequence_name)} START ${next}`);
   }
 }

@@ -1,13 +1,12 @@
 // Before a space's first run with redaction at rest: when the file already holds the space's
-// conversations in clear text, they are redacted and the file rewritten (src/erase/redact-stored.ts)
+// conversations in clear text, they are redacted and the file rewritten (src/store/redact-stored.ts)
 // before anything is fetched, so the space never holds clear and redacted text side by side.
 
 import { existsSync } from 'node:fs';
-import { rewriteDatabaseFile } from '../erase/compact.js';
-import { rewritePending } from '../erase/erase.js';
-import { redactStoredSpace } from '../erase/redact-stored.js';
 import type { Redaction } from '../redact/index.js';
-import { checkAtRest } from '../store/at-rest.js';
+import { checkAtRest } from '../store/redaction-at-rest.js';
+import { redactStoredSpace } from '../store/redact-stored.js';
+import { rewriteDatabaseFile, rewritePending } from '../store/rewrite-file.js';
 import type { BatchWriter } from './writer.js';
 
 /**

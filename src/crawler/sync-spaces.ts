@@ -9,7 +9,7 @@ import { AuthError } from '../api/client.js';
 import type { ApiClient } from '../api/client.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { checkWritableDatabase } from '../store/database.js';
-import { acquireSyncLock } from '../store/sync-lock.js';
+import { waitForSyncLock } from '../store/sync-lock.js';
 import {
   countersOfFailedRun,
   crawlSpace,
@@ -22,7 +22,7 @@ import {
 } from './sync.js';
 import { BatchWriter } from './writer.js';
 import type { Redaction } from '../redact/index.js';
-import { prepareAtRest } from './at-rest.js';
+import { prepareAtRest } from './prepare-at-rest.js';
 
 /** One space to crawl: its API, key and client settings. */
 export interface SpaceTarget extends ClientSettings {
@@ -30,7 +30,7 @@ export interface SpaceTarget extends ClientSettings {
   label: string;
   /** the slug GET /spaces must name (a mismatch stops the run before anything is stored) */
   slug?: string;
-  /** this space's redaction at rest (src/redact/at-rest.ts); null or absent: off */
+  /** this space's redaction at rest (src/redact/stored-body.ts); null or absent: off */
   redactAtRest?: Redaction | null;
 }
 
@@ -71,7 +71,7 @@ export class SpaceMismatchError extends InvalidInputError {}
 /** Two targets are the same space: nothing was stored. */
 export class DuplicateSpaceError extends InvalidInputError {}
 /** `only` names a slug no target has. */
-export class UnknownSpaceError extends InvalidInputError {
+export class SpaceNotInJobError extends InvalidInputError {
   constructor(
     readonly unknown: string[],
     readonly known: string[],
@@ -97,7 +97,7 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
   const needed = options.spaces.map((t) => only === null || t.slug === undefined || only.has(t.slug));
   if (only !== null && options.spaces.every((t) => t.slug !== undefined)) refuseUnknown(only, configured, []);
 
-  const lock = acquireSyncLock(options.dbPath);
+  const lock = await waitForSyncLock(options.dbPath, options.lockWaitMs ?? 0, options.signal);
   const clients: ApiClient[] = [];
   const writer = new BatchWriter(options.dbPath);
   try {
@@ -187,7 +187,7 @@ function failureStatus(err: unknown, signal: AbortSignal | undefined, beforeCraw
 function refuseUnknown(only: Set<string>, known: string[], unasked: string[]): void {
   const unknown = [...only].filter((s) => !known.includes(s));
   if (unknown.length === 0) return;
-  const error = new UnknownSpaceError(unknown, [...known].sort());
+  const error = new SpaceNotInJobError(unknown, [...known].sort());
   // a space whose key could not be used may be the one asked for: say so
   if (unasked.length > 0) error.message += ` (not asked: ${unasked.join(', ')})`;
   throw error;

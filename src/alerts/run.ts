@@ -1,0 +1,120 @@
+// `alert`: every rule evaluated for its latest complete period, the values and alert states
+// stored, and what fires returned. The rules file is read and checked first, against the reports
+// the catalog finds, so a bad file changes nothing.
+
+import { readFileSync } from 'node:fs';
+import { loadCatalog, type CustomReportDir, type ReportDefinition } from '../reports/catalog.js';
+import { loadSharedRelations } from '../reports/shared-relations.js';
+import { InvalidInputError } from '../shared/errors.js';
+import { Database } from '../store/database.js';
+import { Evaluator, type Evaluation } from './evaluate.js';
+import type { GroupLabels } from './values.js';
+import { latestComplete } from './periods.js';
+import { parseRules, type Rule } from './rules.js';
+import { openStates, recordEvaluations, type AlertState, type StateChanges } from './state.js';
+import { deliver, type DeliveryOutcome } from './deliver.js';
+import type { Webhook } from './webhook.js';
+
+export interface RulesSource {
+  file: string;
+  customSqlDir?: CustomReportDir | null;
+}
+
+/** The rules of a file, checked against the catalog's reports. */
+export function readRules(source: RulesSource): { rules: Rule[]; catalog: ReportDefinition[] } {
+  let text: string;
+  try {
+    text = readFileSync(source.file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new InvalidInputError(`rules file ${source.file} cannot be read (${code}) — pass --rules FILE (docs/alerts.example.toml is a start)`);
+  }
+  const catalog = loadCatalog(source.customSqlDir);
+  return { rules: parseRules(text, source.file, catalog), catalog };
+}
+
+/** An alert as reported: the episode's row with its rule's and group's names. */
+export interface AlertView {
+  rule: string;
+  kind: Rule['kind'];
+  period: Rule['period'];
+  report: string | null;
+  column: string | null;
+  description: string;
+  labels: GroupLabels;
+  level: string;
+  value: number | null;
+  bound: number | null;
+  firing_since: string;
+  resolved_at: string | null;
+}
+
+export interface AlertRunResult {
+  evaluated_at: string;
+  evaluations: number;
+  /** every alert firing after the run */
+  firing: AlertView[];
+  /** of those, the ones that started in this run */
+  started: AlertView[];
+  resolved: AlertView[];
+  /** null without a webhook */
+  notifications: DeliveryOutcome | null;
+}
+
+export interface AlertRunOptions extends RulesSource {
+  dbPath: string;
+  now?: Date;
+  lockTimeoutMs?: number;
+  /** where notifications go (webhook.ts); null: none are sent (what is owed stays owed) */
+  webhook?: Webhook | null;
+}
+
+export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResult> {
+  const now = options.now ?? new Date();
+  const { rules, catalog } = readRules(options);
+  const shared = loadSharedRelations();
+  const db = await Database.open(options.dbPath, { mustExist: true, lockTimeoutMs: options.lockTimeoutMs });
+  try {
+    const evaluator = new Evaluator(db.connection, rules, catalog, shared);
+    const evaluated: { rule: Rule; window: ReturnType<typeof latestComplete>; evaluations: Evaluation[] }[] = [];
+    for (const rule of rules) {
+      const window = latestComplete(rule.period, now);
+      evaluated.push({ rule, window, evaluations: await evaluator.evaluate(rule, window) });
+    }
+    const changes: StateChanges = { started: [], resolved: [], firing: [] };
+    await db.transaction(async () => {
+      for (const e of evaluated) await recordEvaluations(db, e.rule, e.window, e.evaluations, now, changes);
+    });
+    const notifications = options.webhook ? await deliver(db, rules, options.webhook, now) : null;
+    const byName = new Map(rules.map((r) => [r.name, r]));
+    const firing = (await openStates(db)).filter((s) => byName.has(s.rule));
+    const view = (s: AlertState) => alertView(byName.get(s.rule)!, s);
+    return {
+      evaluated_at: now.toISOString(),
+      evaluations: evaluated.reduce((n, e) => n + e.evaluations.length, 0),
+      firing: firing.map(view),
+      started: changes.started.map(view),
+      resolved: changes.resolved.map(view),
+      notifications,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+export function alertView(rule: Rule, s: AlertState): AlertView {
+  return {
+    rule: rule.name,
+    kind: rule.kind,
+    period: rule.period,
+    report: rule.kind === 'freshness' ? null : rule.report,
+    column: rule.kind === 'freshness' ? null : rule.column,
+    description: rule.description,
+    labels: JSON.parse(s.group_key) as GroupLabels,
+    level: s.level,
+    value: s.value,
+    bound: s.bound,
+    firing_since: s.firing_since.toISOString(),
+    resolved_at: s.resolved_at ? s.resolved_at.toISOString() : null,
+  };
+}

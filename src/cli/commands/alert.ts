@@ -1,0 +1,94 @@
+// `convoduck alert`: evaluates the rules of a TOML file (src/alerts/) for the latest complete
+// period and stores the values and alert states, or replays them over the history (--backtest).
+
+import type { Command } from 'commander';
+import { parseTimeArg, parseDurationArg } from '../../shared/time.js';
+import { resolveDbPath } from '../config/db-path.js';
+import { EXIT, UsageError } from '../errors.js';
+import { parseChoice } from '../parse.js';
+import { withMetricsFile } from '../alert/metrics-file.js';
+import { customReportDir } from './report.js';
+
+interface AlertFlags {
+  db?: string;
+  rules?: string;
+  sqlDir?: string;
+  json?: boolean;
+  backtest?: boolean;
+  from?: string;
+  check?: boolean;
+  wait: string;
+  webhookFormat: string;
+  webhookTimeout: string;
+  metricsFile?: string;
+}
+
+export function registerAlert(program: Command): void {
+  program
+    .command('alert')
+    .summary('evaluate alert rules over the reports, store alert states, say what fires (--backtest: replay the history)')
+    .description(
+      'Evaluate every rule of a rules file (TOML, see docs/alerts.md) for its latest complete period (hour, day, week; UTC): ' +
+        'run the rule’s report over that period, read its column per group, judge it (threshold, change, anomaly, freshness), ' +
+        'and keep each value (alert_evaluations) and each alert’s state (alert_states) in the database. ' +
+        'Prints one line per firing alert on stderr; --json prints the outcome on stdout.',
+    )
+    .option('--rules <file>', 'the rules file (TOML; docs/alerts.example.toml is a start)')
+    .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
+    .option('--sql-dir <dir>', 'also read the reports (.sql files) in this folder (default: $CONVODUCK_SQL_DIR)')
+    .option('--json', 'print the outcome as JSON on stdout')
+    .option('--check', 'only check the rules file (reports, columns, kinds, keys) and exit')
+    .option('--backtest', 'replay every rule over the stored history period by period and print when it would have fired and cleared (stores nothing)')
+    .option('--from <time>', 'with --backtest: replay from this time (7d, 30d, an ISO date; default 30d)')
+    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .option('--webhook-format <format>', 'notifications as alertmanager (webhook version 4) or slack (a text body)', 'alertmanager')
+    .option('--webhook-timeout <duration>', 'how long to wait for the webhook to answer each notification', '10s')
+    .option('--metrics-file <file>', 'after the run, write the job’s health (alerts firing, the syncs) for Prometheus to this file')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  convoduck alert --rules alerts.toml --check
+  convoduck alert --rules alerts.toml                      # after each sync, in the scheduled job
+  convoduck alert --rules draft.toml --backtest --from 30d # tune a rule before turning it on
+
+Notifications: set CONVODUCK_ALERT_WEBHOOK_URL (or CONVODUCK_ALERT_WEBHOOK_URL_FILE, a file
+holding it) and each alert is posted once when it starts firing and once when it resolves; a
+webhook that is down or slow is tried again on the next run, and never fails the run.
+
+Exit codes: 0 nothing firing, ${EXIT.alertsFiring} at least one alert firing, 1 a report failed or the
+database stayed busy, 2 bad usage or a bad rules file (the message names the line).`,
+    )
+    .action(withMetricsFile(async (flags: AlertFlags) => {
+      if (!flags.rules) throw new UsageError('alert needs --rules FILE — start from docs/alerts.example.toml');
+      const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+      const source = { file: flags.rules, customSqlDir: customReportDir(flags.sqlDir) };
+      const now = new Date();
+      if (flags.check) {
+        const { readRules } = await import('../../alerts/run.js');
+        const { rules } = readRules(source);
+        process.stderr.write(`${flags.rules}: ${rules.length} ${rules.length === 1 ? 'rule' : 'rules'}, all valid\n`);
+        if (flags.json) process.stdout.write(JSON.stringify({ rules: rules.map((r) => r.name) }, null, 2) + '\n');
+        return;
+      }
+      const render = await import('../alert/render.js');
+      if (flags.backtest) {
+        const from = parseTimeArg('--from', flags.from ?? '30d', now);
+        const { backtestAlerts } = await import('../../alerts/backtest.js');
+        const result = await backtestAlerts({ ...source, dbPath: resolveDbPath(flags.db), from, now, lockTimeoutMs });
+        process.stderr.write(render.backtestLines(result));
+        if (flags.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+        return;
+      }
+      if (flags.from !== undefined) throw new UsageError('--from is for --backtest: add --backtest, or drop --from');
+      const [{ runAlerts }, { WEBHOOK_FORMATS, webhookFromEnv }] = await Promise.all([import('../../alerts/run.js'), import('../../alerts/webhook.js')]);
+      const format = parseChoice('--webhook-format', flags.webhookFormat, WEBHOOK_FORMATS);
+      const webhook = webhookFromEnv(process.env, format, parseDurationArg('--webhook-timeout', flags.webhookTimeout));
+      const result = await runAlerts({ ...source, dbPath: resolveDbPath(flags.db), now, lockTimeoutMs, webhook });
+      for (const a of result.firing) process.stderr.write(render.firingLine(a));
+      for (const a of result.resolved) process.stderr.write(render.resolvedLine(a));
+      if (result.notifications?.failed) process.stderr.write(render.deliveryLine(result.notifications));
+      if (flags.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+      if (result.firing.length > 0) process.exitCode = EXIT.alertsFiring;
+    }));
+}
