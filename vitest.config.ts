@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // Four projects, each its own npm script (test/README.md): unit, integration, docs and timing.
-// `npm test` runs them all: unit, integration and docs side by side, then timing alone.
+// `npm test` runs them all (test/run-projects.mjs): unit, integration and docs side by side, and
+// timing beside them in a process of its own; `npx vitest run` runs timing after the others.
 
 /** Files that wait on real (shrunk) rate-limit windows and judge when things happened. */
 const TIMING = [
@@ -57,8 +58,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        // After the others, one file at a time: what these judge is when requests went, which the
-        // suite's own parallel files would otherwise disturb.
+        // One file at a time: what these judge is when requests went, which another timing file's
+        // windows would disturb. Its own group order, as vitest runs projects of different worker
+        // counts in turn.
         test: { name: 'timing', include: TIMING, maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: 1 } },
       },
     ],
