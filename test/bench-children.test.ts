@@ -34,7 +34,7 @@ describe('a failing benchmark child', () => {
     expect(first).toMatch(/^sync process exited 1: sync-child \(details phase, \d+\/300 details done, \d+ requests, after \d+ s\): AuthError: /);
     expect(rest.length).toBeGreaterThan(0);
     for (const line of rest) expect(line).toMatch(/^\s+at /);
-  }, 60_000);
+  }, 300_000);
 
   it('without a report of its own (killed), shows what it printed last', () => {
     const err = childFailure('sync process', null, 'SIGKILL', 'line one\n\nFATAL ERROR: Reached heap limit\n');
@@ -98,5 +98,5 @@ describe('the spaces section’s children', () => {
       sims.stdin.end();
       await new Promise((resolve) => sims.on('close', resolve));
     }
-  }, 60_000);
+  }, 300_000);
 });

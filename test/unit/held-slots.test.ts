@@ -1,7 +1,7 @@
 // Crawls sharing one writer share a cap on the details they hold, fetched but not yet written
 // (HeldSlots). Pure: inBatches with a slow flush, no HTTP or database.
 import { describe, expect, it } from 'vitest';
-import { HeldSlots, inBatches } from '../src/crawler/batches.js';
+import { HeldSlots, inBatches } from '../../src/crawler/batches.js';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -2,9 +2,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigFileError, parseConfigFile } from '../../src/cli/config/config-file.js';
-import { configFilePath, resolveConfigSpaces } from '../../src/cli/config/settings.js';
-import { scratch } from '../support/scratch.js';
+import { ConfigFileError, parseConfigFile } from '../src/cli/config/config-file.js';
+import { configFilePath, resolveConfigSpaces } from '../src/cli/config/settings.js';
+import { scratch } from './support/scratch.js';
 
 const FILE = '/etc/convoduck/spaces.toml';
 

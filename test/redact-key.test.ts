@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keyedHash, loadRedactionKey, RedactionKeyError } from '../../src/redact/index.js';
-import { InvalidInputError } from '../../src/shared/errors.js';
+import { keyedHash, loadRedactionKey, RedactionKeyError } from '../src/redact/index.js';
+import { InvalidInputError } from '../src/shared/errors.js';
 
 const KEY = 'a3f1c2e4b5d6978812ab34cd56ef7890';
 
