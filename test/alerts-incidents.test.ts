@@ -41,7 +41,7 @@ beforeAll(async () => {
     const synced = await runCli(['sync', '--db', db], { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey });
     expect(synced.code, synced.stderr).toBe(0);
   }
-}, 240_000);
+}, 300_000);
 
 afterAll(async () => {
   await planted?.close();
@@ -78,5 +78,5 @@ describe('alert --backtest with the example rules over planted incidents', () =>
     expect(after.filter((r) => r.summary.outcome === 'transferred').length / after.length).toBeGreaterThan(0.6);
 
     expect(episodes.filter((e) => e.labels.space === control.dataset.space.slug), res.stderr).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

@@ -29,7 +29,7 @@ beforeAll(async () => {
   golden = join(dir, 'golden.duckdb');
   const synced = await runCli(['sync', '--db', golden], { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey });
   expect(synced.code, synced.stderr).toBe(0);
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await sim.close();
@@ -138,7 +138,7 @@ describe('alert', () => {
     expect(JSON.parse(quiet.stdout).resolved).toHaveLength(failing.length);
     const after = await rows<{ open: number }>(db, `SELECT count(*) FILTER (WHERE resolved_at IS NULL)::INTEGER AS open FROM alert_states`);
     expect(after[0]!.open).toBe(0);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('alert --backtest', () => {
@@ -172,7 +172,7 @@ warn_below = ${bound}
     expect(firedDays.sort((a, b) => a - b)).toEqual(expected);
     expect(new Set(result.episodes.map((e) => e.labels.space))).toEqual(new Set([sim.dataset.space.slug]));
     expect(sha(db)).toBe(before);
-  }, 60_000);
+  }, 300_000);
 });
 
 /** The schema version whose migration adds the alert tables. */
@@ -194,7 +194,7 @@ describe('schema', () => {
     expect(states[0]!.n).toBe(0);
     const evaluations = await rows<{ n: number }>(db, `SELECT count(*)::INTEGER AS n FROM alert_evaluations`);
     expect(evaluations[0]!.n).toBeGreaterThan(0);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('alert notifications', () => {
@@ -268,7 +268,7 @@ describe('alert notifications', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('--metrics-file', () => {
@@ -294,7 +294,7 @@ describe('--metrics-file', () => {
     expect(value('convoduck_conversations_stored', { space })).toBe(mine.stored);
     const [run] = await rows<Record<string, number>>(
       db,
-      `SELECT requests, throttled, retries, details_set_aside, conversations_deleted, errors FROM sync_runs WHERE space = '${space}' ORDER BY run_id DESC LIMIT 1`,
+      `SELECT requests, throttled, retries, details_set_aside, conversations_deleted, errors, clock_skew_seconds FROM sync_runs WHERE space = '${space}' ORDER BY run_id DESC LIMIT 1`,
     );
     expect(run!.requests).toBeGreaterThan(0);
     expect(value('convoduck_last_run_requests', { space })).toBe(run!.requests);
@@ -302,6 +302,8 @@ describe('--metrics-file', () => {
     expect(value('convoduck_last_run_retries', { space })).toBe(run!.retries);
     expect(value('convoduck_last_run_set_aside', { space })).toBe(run!.details_set_aside);
     expect(value('convoduck_last_run_deleted', { space })).toBe(run!.conversations_deleted);
+    expect(run!.clock_skew_seconds).not.toBeNull();
+    expect(value('convoduck_last_run_clock_skew_seconds', { space })).toBe(run!.clock_skew_seconds);
     expect(value('convoduck_alerts_firing', { severity: 'warn' })).toBe(0);
 
     const alerted = await runCli(['alert', '--db', db, '--rules', rulesFile(perConnection('warn_above = 0')), '--json', '--metrics-file', prom]);
@@ -309,7 +311,7 @@ describe('--metrics-file', () => {
     expect(value('convoduck_alerts_firing', { severity: 'warn' })).toBe((JSON.parse(alerted.stdout) as { firing: unknown[] }).firing.length);
     expect(value('convoduck_alerts_firing', { severity: 'error' })).toBe(0);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('report --html', () => {
@@ -336,5 +338,5 @@ describe('report --html', () => {
     expect((await runCli(['alert', '--db', db, '--rules', rulesFile(perConnection('warn_above = 2'))])).code).toBe(0);
     expect((await runCli(['report', '--html', '--db', db, '--out', out])).code).toBe(0);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).not.toContain('id="firing"');
-  }, 60_000);
+  }, 300_000);
 });

@@ -6,10 +6,10 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { childFailure } from '../src/bench/child-error.js';
+import { childFailure } from '../src/bench/children/child-error.js';
 import { scratch } from './support/scratch.js';
 
-const SYNC_CHILD = fileURLToPath(new URL('../dist/bench/sync-child.js', import.meta.url));
+const SYNC_CHILD = fileURLToPath(new URL('../dist/bench/children/sync-child.js', import.meta.url));
 const { simulator, tempDb } = scratch('bench-children');
 
 function runChild(args: object, apiKey: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
@@ -34,7 +34,7 @@ describe('a failing benchmark child', () => {
     expect(first).toMatch(/^sync process exited 1: sync-child \(details phase, \d+\/300 details done, \d+ requests, after \d+ s\): AuthError: /);
     expect(rest.length).toBeGreaterThan(0);
     for (const line of rest) expect(line).toMatch(/^\s+at /);
-  }, 60_000);
+  }, 300_000);
 
   it('without a report of its own (killed), shows what it printed last', () => {
     const err = childFailure('sync process', null, 'SIGKILL', 'line one\n\nFATAL ERROR: Reached heap limit\n');
@@ -44,8 +44,8 @@ describe('a failing benchmark child', () => {
 
 // The `spaces` section's two children: simulated spaces in one process (spaces-child), and the CLI
 // in another reporting its exit code and cost (cli-child). What the bench reads of them is tested here.
-const SPACES_CHILD = fileURLToPath(new URL('../dist/bench/spaces-child.js', import.meta.url));
-const CLI_CHILD = fileURLToPath(new URL('../dist/bench/cli-child.js', import.meta.url));
+const SPACES_CHILD = fileURLToPath(new URL('../dist/bench/children/spaces-child.js', import.meta.url));
+const CLI_CHILD = fileURLToPath(new URL('../dist/bench/children/cli-child.js', import.meta.url));
 
 interface Hello {
   spaces: { baseUrl: string; apiKey: string; space: string; conversations: number }[];
@@ -98,5 +98,5 @@ describe('the spaces section’s children', () => {
       sims.stdin.end();
       await new Promise((resolve) => sims.on('close', resolve));
     }
-  }, 60_000);
+  }, 300_000);
 });

@@ -66,5 +66,5 @@ describe('chaos', () => {
       await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
     }
     expect(kills).toBeGreaterThanOrEqual(ROUNDS / 2);
-  }, 240_000);
+  }, 300_000);
 });

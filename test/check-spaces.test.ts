@@ -107,7 +107,7 @@ describe('check --config: every space of the file', () => {
     expect(label.stderr.trimEnd().split('\n')).toEqual([
       `convoduck: [[space]] #2 (line 5): the API refused its key (401 unauthenticated): check environment variable SPACE_1_KEY (config ${unnamed.config} line 7)`,
     ]);
-  }, 60_000);
+  }, 300_000);
 
   it('the worst space decides: one that does not add up exits 1; a slug the key does not belong to is a failed finding', async () => {
     const sims = await threeSpaces([undefined, { hiddenFromLists: 5 }]);
@@ -128,7 +128,7 @@ describe('check --config: every space of the file', () => {
     expect(mismatch.at(-1)).toBe('→ a sync would not work as things are: see key above');
     // nothing is asked of a space the key does not belong to
     expect(own(sims[0]!).slice(-1).map((e) => e.kind)).toEqual(['spaces']);
-  }, 60_000);
+  }, 300_000);
 
   it('--space checks only those spaces; an unknown slug is one line, exit 2', async () => {
     const sims = await threeSpaces();
@@ -163,7 +163,7 @@ describe('check --config: every space of the file', () => {
     expect(hidden.code, hidden.stderr + hidden.stdout).toBe(3);
     expect([...blocks(hidden).keys()]).toEqual(['[[space]] #2 (line 5)']);
     expect(hidden.stderr).toMatch(/^convoduck: \[\[space\]\] #2 \(line 5\): the API refused its key/);
-  }, 60_000);
+  }, 300_000);
 
   it('without a config file the output is one space’s as always; --space checks the key’s slug', async () => {
     const sim = await simulator({ seed: SEEDS[0], conversations: 60 });
@@ -187,7 +187,7 @@ describe('check --config: every space of the file', () => {
     const flags = await runCli(['check', '--base-url', sim.baseUrl], { ...job([sim]).env, SPACE_0_KEY: sim.apiKey });
     expect(flags.code).toBe(2);
     expect(flags.stderr).toMatch(/^convoduck: --base-url and --api-key-file name one space/);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('check’s estimate and max_rpm', () => {

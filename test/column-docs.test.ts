@@ -19,7 +19,7 @@ beforeAll(async () => {
   const sim = await simulator({ seed: 5, conversations: 120 });
   db = join(fileDir('db'), 'store.duckdb');
   expect((await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath: db, now: () => sim.clock() })).status).toBe('ok');
-}, 120_000);
+}, 300_000);
 
 /** columns.md as report name → its columns' [name, meaning], in order. */
 function readColumnDocs(dir: string): Map<string, [string, string][]> {

@@ -51,7 +51,7 @@ describe('a sync and other commands on one database', () => {
     const done = await running.done;
     expect(done.code, done.stderr).toBe(0);
     await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
-  }, 90_000);
+  }, 300_000);
 
   it('sync --wait: gives up after the bound (exit 75), or waits for the first sync to end and then syncs', async () => {
     const dbPath = join(dir, 'waited.duckdb');
@@ -69,5 +69,5 @@ describe('a sync and other commands on one database', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(long.code, long.stderr).toBe(0);
     expect(JSON.parse(long.stdout)).toMatchObject({ status: 'ok', exitCode: 0 });
-  }, 120_000);
+  }, 300_000);
 });

@@ -40,5 +40,5 @@ describe('a refused connection', () => {
     expect(seen.every((p) => p.requests === 0 && p.rate.inWindow === 0)).toBe(true);
     const line = progressLine(troubled.at(-1)!);
     expect(line).toMatch(new RegExp(`^\\w+ · connection refused by 127\\.0\\.0\\.1:${port} · retrying \\(attempt [2-4]\\) · .* · 0 requests · 0/min`));
-  }, 60_000);
+  }, 300_000);
 });

@@ -66,7 +66,7 @@ beforeAll(async () => {
   expect((await sync(base)).status).toBe('ok');
   secondSync.to = sim.clock().getTime();
   details = sim.dataset.conversations.map((c) => sim.dataset.detail(c.id)!);
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await sim?.close();

@@ -44,7 +44,7 @@ describe('sync killed with SIGKILL', () => {
     expect(summary.status).toBe('ok');
     expect(summary.detailsPending).toBe(0);
     await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
-  }, 90_000);
+  }, 300_000);
 
   it('on SIGINT commits what it fetched, records the run as interrupted and exits 130', async () => {
     const slow = await startSimulator({ seed: 32, conversations: 600, rateLimit: 100_000, latency: { detailMs: 40 } });
@@ -76,5 +76,5 @@ describe('sync killed with SIGKILL', () => {
     } finally {
       await slow.close();
     }
-  }, 60_000);
+  }, 300_000);
 });

@@ -67,5 +67,5 @@ describe('one CSV writer', () => {
       expect(fromReport).toContain(',"a""b,c"\n');
       expect(fromReport).toContain(',"trail "\n');
     }
-  }, 120_000);
+  }, 300_000);
 });

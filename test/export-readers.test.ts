@@ -112,7 +112,7 @@ describe('every exported table reads back with its schema, also when it is empty
         expect(await readWithHyparquet(join(out, t)), label).toEqual(want);
       }
     }
-  }, 120_000);
+  }, 300_000);
 
   it('an incremental export that finds no conversations keeps the tables readable, and the 0-row file goes once rows arrive', async () => {
     const sim = await simulator({ seed: 292, conversations: 12 });
@@ -146,5 +146,5 @@ describe('every exported table reads back with its schema, also when it is empty
       expect(existsSync(join(out, t, 'space=__HIVE_DEFAULT_PARTITION__')), t).toBe(false);
       expect(Object.keys(manifest.tables[t]!.partitions ?? {}).filter((p) => p.includes('__HIVE_DEFAULT_PARTITION__')), t).toEqual([]);
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -3,13 +3,13 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { InvalidInputError } from '../src/shared/errors.js';
 import { exportTables, MANIFEST_FILE, parseTableList } from '../src/exports/export.js';
 import { Database } from '../src/store/database.js';
 import { PUBLIC_TABLES } from '../src/store/schema.js';
 import { runCli } from './support/cli.js';
-import { buildFixture } from './support/exports-fixture.js';
+import { copyFixture } from './support/exports-fixture.js';
 import { scratch } from './support/scratch.js';
 
 const { fileDir } = scratch('export');
@@ -18,10 +18,10 @@ let dir: string;
 let dbPath: string;
 let n = 0;
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = fileDir();
   dbPath = join(dir, 'fixture.duckdb');
-  await buildFixture(dbPath);
+  copyFixture(inject('exportsFixture'), dbPath);
 });
 
 const outDir = () => join(dir, `out-${++n}`);

@@ -29,7 +29,7 @@ beforeAll(async () => {
   expect(demo.code, demo.stderr).toBe(0);
   digest = demo.stdout;
   db = join(work, 'demo', 'convoduck.duckdb');
-}, 120_000);
+}, 300_000);
 
 /** Runs one line of the README as a shell runs it, `npx convoduck` being the clone's built CLI. */
 function shell(line: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {

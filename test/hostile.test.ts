@@ -80,12 +80,12 @@ describe('hostile responses', () => {
       expect(e.message).not.toContain(sim.apiKey);
       expect(e.message.split('\n')).toHaveLength(1);
     }
-  }, 120_000);
+  }, 300_000);
 
   it('never follows a redirect with the Authorization header', async () => {
     const { sim } = await sharedRun();
     expect(sim.leakedAuthorization).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it('keeps bodies that were JSON raw, set aside with the reason, and derives nothing from them', async () => {
     const { sim, dbPath, broken } = await sharedRun();
@@ -111,7 +111,7 @@ describe('hostile responses', () => {
     db.close();
     expect(raw.map((r) => r.id).sort()).toEqual(SET_ASIDE.map((k) => broken.get(k)!).sort());
     expect(turns?.n).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it('asks again for the failed ones only, the set-aside ones on --retry-set-aside, and ends exact once they heal', async () => {
     const { sim, dbPath, broken, summary } = await hostileRun();
@@ -127,5 +127,5 @@ describe('hostile responses', () => {
     expect(retried.status).toBe('ok');
     expect(retried.detailsFetched).toBe(SET_ASIDE.length + open);
     await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
-  }, 120_000);
+  }, 300_000);
 });

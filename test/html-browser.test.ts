@@ -53,7 +53,7 @@ describe('report.html in headless Chromium', () => {
       page = join(dir, 'report.html');
       const root = process.getuid?.() === 0;
       browser = await chromium.launch({ executablePath: executable!, args: root ? ['--no-sandbox'] : [] });
-    }, 120_000);
+    }, 300_000);
 
     afterAll(async () => {
       await browser?.close();
@@ -110,6 +110,6 @@ describe('report.html in headless Chromium', () => {
       expect(requests).toEqual([]);
       expect(errors).toEqual([]);
       await context.close();
-    }, 60_000);
+    }, 300_000);
   });
 });

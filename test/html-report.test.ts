@@ -83,7 +83,7 @@ describe('on a demo-like dataset (3,000 conversations over 28 days, synced from 
     } finally {
       await sim.close();
     }
-  }, 180_000);
+  }, 300_000);
 
   it('two weeks in Europe/Berlin: every tile, plotted value and table cell is the CSV figure; nothing loaded; under 2 MB', async () => {
     const tz = ['--tz', 'Europe/Berlin'];
@@ -103,14 +103,14 @@ describe('on a demo-like dataset (3,000 conversations over 28 days, synced from 
     expect(precursors[0]!.latest_conversation_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(w.page.html).toContain('(Europe/Berlin)');
     expectSelfContained(w);
-  }, 120_000);
+  }, 300_000);
 
   it('the whole history: the same figures, and the tiles say there is no earlier period to compare', async () => {
     const w = await write(db, 'demo-all', [], null);
     expectPageMatchesCsv(w.page, w.csv, null, 'day');
     for (const tile of w.page.tiles.values()) expect(tile.change).toMatch(/no earlier period to compare/);
     expectSelfContained(w);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('convoduck demo', () => {
@@ -126,7 +126,7 @@ describe('convoduck demo', () => {
     const page = parsePage(readFileSync(join(cwd, 'out', 'report.html'), 'utf8'));
     expect(page.empty).toBe(false);
     expect(page.tiles.get('conversations')?.change).toMatch(/vs the period before/);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('on a hand-checked dataset (support/hand-dataset.ts)', () => {

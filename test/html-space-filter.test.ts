@@ -40,4 +40,4 @@ it('report --html --space names the space among the filters, beside --agent', as
   const both = await runCli(['report', '--html', '--db', db, '--out', join(out, 'both'), '--space', one.space, '--space', two.space, '--agent', agent]);
   expect(both.code, both.stderr).toBe(0);
   expect(header(join(out, 'both')).lines.filter((l) => l.startsWith('Only:'))).toEqual([`Only: space ${one.space}, ${two.space}; agent ${agent}`]);
-}, 90_000);
+}, 300_000);

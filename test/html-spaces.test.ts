@@ -61,7 +61,7 @@ beforeAll(async () => {
   csv = csvIn(join(dir, 'all'));
   bySpace = new Map(SPACES.map((s) => [s.slug, csvIn(join(dir, s.slug))]));
   previous = readCsv(join(dir, 'before', 'summary.csv'))[0]!;
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all(sims.map((s) => s.close()));

@@ -43,7 +43,7 @@ describe('--json when the command fails', () => {
       const result = await runCli(c.args(), c.env?.() ?? {});
       expect(result.code, result.stderr).toBe(c.exitCode);
       expectOneOutcome(result, c.status, c.exitCode);
-    }, 30_000);
+    }, 300_000);
   }
 
   it('check with a refused key prints its own report once, exit 3, no key anywhere', async () => {
@@ -53,19 +53,19 @@ describe('--json when the command fails', () => {
     const report = JSON.parse(result.stdout) as { outcome: string };
     expect(report.outcome).toBe('refused');
     expect(result.stdout + result.stderr).not.toContain(wrongKey);
-  }, 30_000);
+  }, 300_000);
 
   it('without --json, a failure prints nothing on stdout', async () => {
     const result = await runCli(['status', '--db', missingDb()]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-  }, 30_000);
+  }, 300_000);
 
   it('--json after `--` is a value, not a request for JSON', async () => {
     const result = await runCli(['query', '--db', missingDb(), '--', '--json']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-  }, 30_000);
+  }, 300_000);
 });
 
 describe('convoduck with no command', () => {
@@ -75,5 +75,5 @@ describe('convoduck with no command', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/Usage: convoduck/);
     expect(result.stderr).toMatch(/sync \[options\]/);
-  }, 30_000);
+  }, 300_000);
 });

@@ -73,7 +73,7 @@ describe('progress on a terminal', () => {
     // the line drawn at 'done' was erased, and the summary starts on the cleared row
     expect(pieces.at(-1)!.startsWith('sync done in '), JSON.stringify(pieces.at(-1))).toBe(true);
     expect(pieces.at(-1)).not.toContain('\x1b[');
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('progress in a log', () => {
@@ -93,13 +93,14 @@ describe('progress in a log', () => {
     // the run waited: it took more than a window, and said why
     expect(ended - started).toBeGreaterThan(windowMs);
     expect(result.stderr).toMatch(/waiting \d+s: /);
-    // from the start to the end, no silence longer than 5 s (1 s of slack for a busy machine)
+    // from the start to the end, no silence longer than 5 s (3 s of slack for a loaded machine; a run
+    // silent while it waits would be silent for most of the 10 s window)
     const times = [started, ...chunks.map((c) => c.at), ended];
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    expect(Math.max(...gaps), `gaps (ms): ${gaps.join(', ')}`).toBeLessThanOrEqual(6_000);
+    expect(Math.max(...gaps), `gaps (ms): ${gaps.join(', ')}`).toBeLessThanOrEqual(8_000);
     for (const line of result.stderr.split('\n').filter((l) => /^\d{4}-/.test(l))) {
       expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (dimensions|listing|details) /);
       expect(line).toMatch(/ \d+\/min \(budget \d+\/min\)/);
     }
-  }, 90_000);
+  }, 300_000);
 });

@@ -43,7 +43,7 @@ beforeAll(async () => {
   const names = new Map(dataset.agents.map((a) => [a.id, a.name]));
   for (const a of dataset.agents) agentIds.set(a.name, a.id);
   convs = dataset.conversations.map((s) => qconv(s, dataset.detail(s.id)!, names));
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await sim?.close();

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBTypeId, VARCHAR, type DuckDBValue } from '@duckdb/node-api';
 import { Command } from 'commander';
 import { Writable } from 'node:stream';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerQuery } from '../src/cli/commands/query.js';
 import { toCliError, UsageError } from '../src/cli/errors.js';
 import { QueryError } from '../src/shared/errors.js';
@@ -21,7 +21,7 @@ import { oneLineError } from '../src/shared/errors.js';
 import { Database } from '../src/store/database.js';
 import { formatInstant } from '../src/shared/time.js';
 import { runCli, startCli } from './support/cli.js';
-import { buildFixture } from './support/exports-fixture.js';
+import { copyFixture } from './support/exports-fixture.js';
 import { sync } from '../src/crawler/sync.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { scratch } from './support/scratch.js';
@@ -32,10 +32,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 let dir: string;
 let dbPath: string;
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = fileDir();
   dbPath = join(dir, 'fixture.duckdb');
-  await buildFixture(dbPath);
+  copyFixture(inject('exportsFixture'), dbPath);
 });
 
 /** runQuery in this process, output collected (no CLI start-up: fast). */

@@ -63,5 +63,5 @@ describe('real data, random mixes', () => {
     expect(second.conversationsDeleted, `seed ${seed}: vanished`).toBe(vanished.length);
     expect(first.conversationsDeleted + second.conversationsDeleted, `seed ${seed}: deleted`).toBe(counts.deleted);
     ran.push(`${seed} (${ids.length} listed: ${counts.exact} exact, ${counts.coerced} coerced, ${counts.set_aside} set aside, ${counts.deleted} deleted${writerMemoryLimit ? `; writer cap ${writerMemoryLimit}` : ''})`);
-  }, 180_000);
+  }, 300_000);
 });

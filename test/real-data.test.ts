@@ -57,7 +57,7 @@ describe('real data', () => {
       expect(Buffer.byteLength(body)).toBeGreaterThan(19_000_000);
     });
     expect(existsSync(`${dbPath}.wal`)).toBe(false);
-  }, 180_000);
+  }, 300_000);
 
   it('stores every hard text exactly, a string cut mid-emoji with U+FFFD, in the list page too', async () => {
     const sim = await simulator({ seed: 62, conversations: 80 });
@@ -76,7 +76,7 @@ describe('real data', () => {
       );
       expect(drift).toEqual([{ kind: 'coerced', note: 'lone UTF-16 surrogate → U+FFFD', n: 4 }]);
     });
-  }, 120_000);
+  }, 300_000);
 
   it('coerces drift that is unambiguous, sets aside what is not with its reason, and asks for neither again', async () => {
     const sim = await simulator({ seed: 63, conversations: 90 });
@@ -111,7 +111,7 @@ describe('real data', () => {
       expect(reasons).toContainEqual({ path: 'outcome', kind: 'unknown_value', conversations: 1 });
       expect(reasons.filter((r) => r.kind === 'set_aside').reduce((n, r) => n + r.conversations, 0)).toBe(kinds('set_aside'));
     }
-  }, 120_000);
+  }, 300_000);
 
   it('sets aside a body that does not parse, reads bytes that are not UTF-8 as U+FFFD, and asks for neither again', async () => {
     const sim = await simulator({ seed: 66, conversations: 40 });
@@ -134,7 +134,7 @@ describe('real data', () => {
     const second = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
     expect(second.status).toBe('ok');
     expect(detailRequests(sim, before).filter((id) => id === notJson || id === notUtf8)).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it('sets aside a detail that does not fit even the raised memory cap, its raw body kept; --retry-set-aside stores it later', async () => {
     const sim = await simulator({ seed: 67, conversations: 30 });
@@ -177,7 +177,7 @@ describe('real data', () => {
     expect(retried).toMatchObject({ status: 'ok', detailsSetAside: 0 });
     const counts = await expectStoreMatchesTruth(dbPath, sim, listedIds(sim));
     expect(counts).toEqual({ exact: 30, coerced: 0, set_aside: 0, deleted: 0 });
-  }, 180_000);
+  }, 300_000);
 
   it('marks a conversation whose detail answers 404 deleted: both runs exit 0, the second never asks for it', async () => {
     const sim = await simulator({ seed: 64, conversations: 70 });
@@ -198,7 +198,7 @@ describe('real data', () => {
     const status = await runCli(['status', '--json'], env);
     const open = sim.dataset.conversations.length - finishedIds(sim).length;
     expect(JSON.parse(status.stdout).details).toMatchObject({ deleted: 3, pending: open, missing: 0 });
-  }, 120_000);
+  }, 300_000);
 
   it('loses no surviving conversation when deletions shift the pages of a listing', async () => {
     const sim = await simulator({ seed: 65, conversations: 650 });
@@ -223,7 +223,7 @@ describe('real data', () => {
     const second = await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
     expect(second.status).toBe('ok');
     await expectStoreMatchesTruth(dbPath, sim, all);
-  }, 120_000);
+  }, 300_000);
 
   it('marks a stored conversation missing from a window listed again deleted, and never asks for it', async () => {
     const sim = await simulator({ seed: 66, conversations: 120 });
@@ -244,5 +244,5 @@ describe('real data', () => {
     const before = sim.requestLog.length;
     expect((await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, full: true })).conversationsDeleted).toBe(0);
     expect(detailRequests(sim, before).filter((id) => vanished.includes(id))).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

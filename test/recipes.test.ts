@@ -170,7 +170,7 @@ describe('the cron line', () => {
     expect(readFileSync(join(work, 'sync.log'), 'utf8')).not.toMatch(/alerts\.toml/);
     const evaluated = await Database.with(join(work, 'convoduck.duckdb'), (db) => db.all(`SELECT DISTINCT rule FROM alert_evaluations`), { readOnly: true });
     expect(evaluated.length).toBeGreaterThan(0);
-  }, 120_000);
+  }, 300_000);
 
   it('still writes the reports when sync exits 1', async () => {
     const sim = await simulator();
@@ -182,7 +182,7 @@ describe('the cron line', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(summaries(readFileSync(join(work, 'sync.jsonl'), 'utf8'))).toEqual([expect.objectContaining({ status: 'errors', exitCode: 1 })]);
     expectReports(join(work, 'reports'));
-  }, 120_000);
+  }, 300_000);
 
   it('started again while the last run still syncs: that sync is skipped (exit 75), no reports, then the first one writes them', async () => {
     // slow details keep the first run syncing for seconds
@@ -213,7 +213,7 @@ describe('the cron line', () => {
     ]);
     await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(work, 'reports'));
-  }, 120_000);
+  }, 300_000);
 });
 
 // ---------- systemd ----------
@@ -262,7 +262,7 @@ describe('the systemd service and timer', () => {
     expect(summaries(steps[0]!.stdout)).toEqual([expect.objectContaining({ status: 'ok', exitCode: 0 })]);
     await expectStoreMatches(join(state, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(state, 'reports'));
-  }, 120_000);
+  }, 300_000);
 
   it('still writes the reports when sync exits 1', async () => {
     const sim = await simulator();
@@ -276,7 +276,7 @@ describe('the systemd service and timer', () => {
     ]);
     expect(summaries(steps[0]!.stdout)).toEqual([expect.objectContaining({ status: 'errors', exitCode: 1 })]);
     expectReports(join(state, 'reports'));
-  }, 120_000);
+  }, 300_000);
 
   it('systemctl stop: the sync exits 130 before TimeoutStopSec= would SIGKILL it, and no report starts', async () => {
     const sim = await simulator({ rateLimit: 60 });
@@ -290,7 +290,7 @@ describe('the systemd service and timer', () => {
     const { steps } = await running.done;
     expect(steps.map((s) => [s.line.argv[2], s.code, s.signal])).toEqual([['sync', 130, null]]);
     expect(summaries(steps[0]!.stdout)).toEqual([expect.objectContaining({ status: 'interrupted', exitCode: 130 })]);
-  }, 60_000);
+  }, 300_000);
 });
 
 // ---------- GitHub Actions and GitLab CI ----------
@@ -379,7 +379,7 @@ describe('the GitHub Actions workflow', () => {
     expect(summaries(readFileSync(join(work, 'sync.json'), 'utf8'))).toEqual([expect.objectContaining({ status: broken ? 'errors' : 'ok' })]);
     if (!broken) await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(work, 'reports'));
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('the GitLab CI job', () => {
@@ -412,5 +412,5 @@ describe('the GitLab CI job', () => {
     expect(summaries(readFileSync(join(work, 'sync.json'), 'utf8'))).toEqual([expect.objectContaining({ status: broken ? 'errors' : 'ok' })]);
     if (!broken) await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(work, 'reports'));
-  }, 120_000);
+  }, 300_000);
 });

@@ -200,7 +200,7 @@ describe('the recovery table in docs/guarantees.md', () => {
           expect(line.startsWith('convoduck: ') || line.startsWith('sync ')).toBe(true);
           expect(result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
         }
-      }, 90_000);
+      }, 300_000);
     }
   }
 });

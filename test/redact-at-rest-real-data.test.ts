@@ -52,7 +52,7 @@ describe('sync --redact-at-rest on real data', () => {
     const parts = `SELECT count(DISTINCT id)::INTEGER AS n FROM raw_conversation_parts`;
     expect((await query(clearDb, parts))[0]).not.toEqual({ n: 0 });
     expect(await query(restDb, parts)).toEqual(await query(clearDb, parts));
-  }, 120_000);
+  }, 300_000);
 
   it('leaves no datum of the truth in the file bytes or any table', async () => {
     const data = sim.dataset.records.flatMap((r) => sim.dataset.personalData(r.id)?.found ?? []);
@@ -64,5 +64,5 @@ describe('sync --redact-at-rest on real data', () => {
       const text = rows.join('\n');
       expect(forms.filter((n) => text.includes(n)), table).toEqual([]);
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -64,7 +64,7 @@ beforeAll(async () => {
   }));
   expect(needles.length).toBeGreaterThan(50);
   expect(refs.size).toBeGreaterThan(10);
-}, 240_000);
+}, 300_000);
 
 afterAll(async () => {
   await sim.close();
@@ -112,7 +112,7 @@ describe('sync --redact-at-rest', () => {
       expect(recorded.map((r) => [r.space, r.run_id])).toEqual([[sim.space, 1]]);
       expect(recorded[0]!.key_check).not.toContain(KEY);
     }, { readOnly: true });
-  }, 120_000);
+  }, 300_000);
 
   it('reports (CSV) and exports (Parquet) of it hold none either, with the rows a clear sync gives', async () => {
     const outputs = async (db: string, label: string) => {
@@ -127,7 +127,7 @@ describe('sync --redact-at-rest', () => {
     expect(foundIn(Buffer.from(clear.reports + clear.exported), needles).length).toBeGreaterThan(0);
     expect(foundIn(Buffer.from(rest.reports + rest.exported), forbidden())).toEqual([]);
     expect(rest.list.split('\n').length).toBe(clear.list.split('\n').length);
-  }, 180_000);
+  }, 300_000);
 
   it('rebuild re-derives the same redacted tables from the redacted raw bodies', async () => {
     const db = copyOf(restDb);
@@ -140,7 +140,7 @@ describe('sync --redact-at-rest', () => {
       expect(after.get(t)!.rows, t).toEqual(before.get(t)!.rows);
     }
     expect(leakedRows(after)).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
 });
 
@@ -167,13 +167,13 @@ describe('a run that does not fit the database: exit 2, one line, the file uncha
     await refused(db, ['sync', '--full'], { CONVODUCK_REDACT_AT_REST: '0' }, off);
     await refused(db, ['sync', '--no-redact-at-rest'], { CONVODUCK_REDACT_AT_REST: '1' }, off);
     await refused(db, ['sync', '--redact-at-rest'], { CONVODUCK_REDACT_KEY: 'z'.repeat(40) }, /was redacted at rest with another key — set CONVODUCK_REDACT_KEY/);
-  }, 120_000);
+  }, 300_000);
 
   it('with the setting on and no key: before any request', async () => {
     const db = copyOf(restDb);
     const sent = await refused(db, ['sync', '--redact-at-rest'], { CONVODUCK_REDACT_KEY: '' }, /redaction needs a key and none is set/);
     expect(sent).toBe(0);
-  }, 60_000);
+  }, 300_000);
 
   it('with a config file: redact_at_rest per [[space]]', async () => {
     const db = copyOf(restDb);
@@ -188,7 +188,7 @@ describe('a run that does not fit the database: exit 2, one line, the file uncha
     await refused(db, ['sync', '--config', config('false'), '--redact-at-rest'], spaceEnv, /is redacted at rest .* and this run is not/);
     await cli(['sync', '--config', config('true')], env(db, spaceEnv));
     expect(foundIn(fileBytes(db), needles)).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('sync --redact-at-rest on a database holding the space in clear text', () => {
@@ -217,7 +217,7 @@ describe('sync --redact-at-rest on a database holding the space in clear text', 
     await Database.with(db, (d) => d.run(`INSERT INTO convoduck_meta VALUES ('${REWRITE_PENDING}', '2026-01-01T00:00:00Z')`));
     await cli(['sync', '--redact-at-rest'], env(db));
     expect(await Database.with(db, (d) => d.all(pending), { readOnly: true })).toEqual([{ n: 0 }]);
-  }, 120_000);
+  }, 300_000);
 });
 
 // last: it adds conversations to the simulator
@@ -239,5 +239,5 @@ describe('later runs', () => {
     const out = await cli(['forget', '--session-ref', ref], env(db));
     expect(out.trim().split('\n').map((l) => l.split('\t')[0])).toEqual([id]);
     expect(out).not.toContain(ref);
-  }, 180_000);
+  }, 300_000);
 });

@@ -31,7 +31,7 @@ beforeAll(async () => {
   refs = sim.dataset.records.map((r) => sim.dataset.detail(r.id)?.session_ref).filter((s): s is string => typeof s === 'string');
   expect(needles.length).toBeGreaterThan(50);
   expect(refs.length).toBeGreaterThan(10);
-}, 180_000);
+}, 300_000);
 
 function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { CONVODUCK_DB: db, CONVODUCK_REDACT_KEY: KEY, ...extra };
@@ -87,7 +87,7 @@ describe('--redact', () => {
       expect(leaked(text).length, name).toBeGreaterThan(0);
     }
     expect(outputs.export).toContain(refs[0]);
-  }, 240_000);
+  }, 300_000);
 
   it('with it, no datum of the truth is in any output, and session_ref is the keyed hash everywhere', async () => {
     const outputs = await allOutputs(true);
@@ -102,14 +102,14 @@ describe('--redact', () => {
     expect(hashes.every((h) => outputs.export!.includes(h))).toBe(true);
     expect(outputs.reportCsv).toMatch(/\[(phone|email|card|iban)\]/);
     expect(outputs.html).toContain('data-redacted="true"');
-  }, 240_000);
+  }, 300_000);
 
   it('takes CONVODUCK_REDACT=1 as --redact, and --no-redact over it', async () => {
     const on = await cli(['query', '--format', 'csv', 'SELECT session_ref FROM conversations WHERE session_ref IS NOT NULL'], { CONVODUCK_REDACT: '1' });
     expect(on).toContain(keyedHash(refs[0]!, KEY));
     const off = await cli(['query', '--format', 'csv', '--no-redact', 'SELECT session_ref FROM conversations'], { CONVODUCK_REDACT: '1' });
     expect(off).toContain(refs[0]);
-  }, 60_000);
+  }, 300_000);
 
   it('without a key: one line, exit 2, nothing written', async () => {
     for (const args of [['query', 'SELECT 1', '--redact'], ['report', '--redact', '--out', fileDir('nokey')], ['export', '--redact', '--out', join(fileDir('nokey-export'), 'out')]]) {
@@ -120,7 +120,7 @@ describe('--redact', () => {
     }
     const bad = await runCli(['query', 'SELECT 1'], { CONVODUCK_DB: db, CONVODUCK_REDACT: 'maybe' });
     expect(bad.code).toBe(2);
-  }, 60_000);
+  }, 300_000);
 
   it('the page shows no tool payload unless asked, and says whether redaction was on', async () => {
     const dir = fileDir('page');
@@ -134,7 +134,7 @@ describe('--redact', () => {
     expect(readFileSync(join(withText, 'report.html'), 'utf8')).toContain('data-col="output_redacted"');
     const misuse = await runCli(['report', '--with-text', '--out', fileDir('misuse')], env());
     expect(misuse.code).toBe(2);
-  }, 60_000);
+  }, 300_000);
 
   it('an export folder stays redacted with one key: a mixed run is refused, forget --out rewrites it redacted', async () => {
     const out = join(fileDir('one-key'), 'out');
@@ -165,5 +165,5 @@ describe('--redact', () => {
     const text = await folderText(out);
     expect(leaked(text)).toEqual([]);
     expect(refs.some((r) => text.includes(r))).toBe(false);
-  }, 120_000);
+  }, 300_000);
 });

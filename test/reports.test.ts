@@ -121,7 +121,7 @@ beforeAll(async () => {
   expect(convs.some((c) => c.outcome === null)).toBe(true);
   expect(convs.some((c) => c.outcome !== null && !['completed', 'transferred', 'hung_up', 'failed'].includes(c.outcome))).toBe(true);
   expect(convs.some((c) => c.calls.some((k) => k.status !== 'ok'))).toBe(true);
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await sim?.close();

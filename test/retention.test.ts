@@ -60,7 +60,7 @@ describe('sync --retain-days', () => {
     const asked = sim.requestLog.slice(from).filter((r) => old.some((id) => r.path.endsWith(`/conversations/${id}`)));
     expect(asked).toEqual([]);
     expect(await storedIds(db)).toEqual([...young].sort());
-  }, 180_000);
+  }, 300_000);
 
   it('takes retain_days and erase_deleted from a space of the config file', async () => {
     const db = join(dir, 'config.duckdb');
@@ -70,13 +70,13 @@ describe('sync --retain-days', () => {
     expect(run.code, run.stderr).toBe(0);
     const oldest = Math.min(...(await storedIds(db)).map(startedMs));
     expect(oldest).toBeGreaterThanOrEqual(Date.now() - 20 * DAY - 60_000);
-  }, 180_000);
+  }, 300_000);
 
   it('refuses a retention that is no whole number of days: exit 2, one line', async () => {
     const run = await runCli(['sync', '--retain-days', 'ten'], envFor(join(dir, 'bad.duckdb')));
     expect(run.code).toBe(2);
     expect(run.stderr.trimEnd().split('\n')).toEqual(['convoduck: --retain-days "ten" must be a whole number above 0']);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('sync --erase-deleted', () => {
@@ -100,5 +100,5 @@ describe('sync --erase-deleted', () => {
     const from = sim.requestLog.length;
     expect((await runCli(['sync', '--full'], envFor(db))).code).toBe(0);
     expect(sim.requestLog.slice(from).filter((r) => gone.some((id) => r.path.endsWith(`/conversations/${id}`)))).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 });

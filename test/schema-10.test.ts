@@ -28,5 +28,5 @@ describe('schema 10', () => {
       expect(await db.one(`SELECT value FROM convoduck_meta WHERE key = 'schema_version'`)).toEqual({ value: String(SCHEMA_VERSION) });
       expect(await db.one(`SELECT count(*)::INTEGER AS n FROM conversations`)).toEqual({ n: 40 });
     }, { readOnly: true });
-  }, 120_000);
+  }, 300_000);
 });

@@ -62,5 +62,5 @@ describe('schema 12', () => {
       expect(await db.all(CALLS)).toEqual(stored.calls);
       expect(await db.all(`SELECT * EXCLUDE (words, response_sec, repeat_of_seq, agent_run, turns_after) FROM transcript_turns ORDER BY conversation_id, seq`)).toEqual(stored.turns);
     }, { readOnly: true });
-  }, 180_000);
+  }, 300_000);
 });

@@ -56,5 +56,5 @@ describe('schema 17', () => {
     const stored = await Database.with(dbPath, async (db) => new Set((await db.all<{ id: string }>(`SELECT id FROM conversations`)).map((r) => r.id)), { readOnly: true });
     expect(arrived.filter((id) => !stored.has(id))).toEqual([]);
     await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) });
-  }, 120_000);
+  }, 300_000);
 });

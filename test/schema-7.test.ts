@@ -72,5 +72,5 @@ describe('schema 7', () => {
     const third = sim.requestLog.length;
     await sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath });
     expect(sim.requestLog.slice(third).filter((r) => r.kind === 'conversation_detail' && r.path.endsWith(refused))).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

@@ -73,5 +73,5 @@ describe('schema 8', () => {
       expect(rows).toEqual(recorded);
       expect(await db.one(`SELECT count(*)::INTEGER AS n FROM listing_gaps WHERE run_id = 3`)).toEqual({ n: 2 });
     });
-  }, 120_000);
+  }, 300_000);
 });

@@ -38,7 +38,7 @@ beforeAll(async () => {
   });
   const synced = await runCli(['sync'], env(db));
   expect(synced.code, synced.stderr).toBe(0);
-}, 120_000);
+}, 300_000);
 
 function env(dbPath: string): NodeJS.ProcessEnv {
   return { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };

@@ -35,7 +35,7 @@ beforeAll(async () => {
   outputs.push(await runCli(['query', 'SELECT * FROM sync_runs'], env));
   outputs.push(await runCli(['sync'], { ...env, CONVODUCK_API_KEY: WRONG_KEY }));
   outputs.push(await runCli(['sync', '--json'], env));
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await sim.close();

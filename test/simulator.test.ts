@@ -648,7 +648,8 @@ describe('data over time', () => {
     const ds = generateDataset({ seed: 2, conversations: 30_000, now: NOW });
     const elapsed = performance.now() - t0;
     expect(ds.conversations).toHaveLength(30_000);
-    expect(elapsed).toBeLessThan(4_000);
+    // a bound a loaded machine cannot miss; generating every detail up front could not keep it
+    expect(elapsed).toBeLessThan(30_000);
     const long = ds.conversations.filter((c) => c.message_count > 100);
     expect(long.length).toBeGreaterThan(100);
     expect(long.length).toBeLessThan(600);
@@ -711,17 +712,18 @@ describe('faults, latency and shutdown', () => {
   });
 
   it('delays list and detail responses by the configured latency', async () => {
-    const sim = await simulator({ seed: 14, conversations: 30, latency: { listMs: 120, detailMs: 200, otherMs: 0 } });
+    // latencies long enough that an undelayed answer on a loaded machine is still far quicker
+    const sim = await simulator({ seed: 14, conversations: 30, latency: { listMs: 800, detailMs: 1_200, otherMs: 0 } });
     const timed = async (path: string): Promise<number> => {
       const t0 = performance.now();
       expect((await call(sim, path)).status).toBe(200);
       return performance.now() - t0;
     };
-    expect(await timed(`/spaces/${sim.space}/conversations`)).toBeGreaterThanOrEqual(115);
-    expect(await timed(`/spaces/${sim.space}/conversations/${sim.dataset.conversations[0]!.id}`)).toBeGreaterThanOrEqual(195);
-    expect(await timed(`/spaces/${sim.space}/agents`)).toBeLessThan(100);
+    expect(await timed(`/spaces/${sim.space}/conversations`)).toBeGreaterThanOrEqual(795);
+    expect(await timed(`/spaces/${sim.space}/conversations/${sim.dataset.conversations[0]!.id}`)).toBeGreaterThanOrEqual(1_195);
+    expect(await timed(`/spaces/${sim.space}/agents`)).toBeLessThan(700);
     sim.setOptions({ latency: { detailMs: 0 } });
-    expect(await timed(`/spaces/${sim.space}/conversations/${sim.dataset.conversations[0]!.id}`)).toBeLessThan(100);
+    expect(await timed(`/spaces/${sim.space}/conversations/${sim.dataset.conversations[0]!.id}`)).toBeLessThan(700);
   });
 
   it('close() stops timers, ends keep-alive connections and releases the port', async () => {

@@ -31,7 +31,7 @@ beforeAll(async () => {
     spaces: sims.map((sim, i) => ({ label: `space ${i}`, baseUrl: sim.baseUrl, apiKey: sim.apiKey })),
   });
   expect(summary.spaces.map((s) => s.status)).toEqual(['ok', 'ok', 'ok']);
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all(sims.map((s) => s.close()));

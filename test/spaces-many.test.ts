@@ -39,5 +39,5 @@ describe('sync of many spaces at once', () => {
       await expectStoreMatches(dbPath, { conversations: sim.dataset.conversations, detail: (id) => sim.dataset.detail(id) }, { space: sim.space });
     }
     await Database.with(dbPath, (db) => expectNoDuplicateKeys(db), { readOnly: true });
-  }, 120_000);
+  }, 300_000);
 });

@@ -2,7 +2,7 @@
 // simulator's dataset, as JSON and as text.
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { getStatus } from '../src/status/read-status.js';
 import type { StatusReport } from '../src/status/report.js';
 import { renderStatus } from '../src/cli/status/render.js';
@@ -10,7 +10,7 @@ import { Database } from '../src/store/database.js';
 import { PUBLIC_TABLES } from '../src/store/schema.js';
 import { startRun } from '../src/store/sync-runs.js';
 import { runCli } from './support/cli.js';
-import { buildFixture, type Fixture } from './support/exports-fixture.js';
+import { copyFixture, type Fixture } from './support/exports-fixture.js';
 import { formatInstant } from '../src/shared/time.js';
 import { scratch } from './support/scratch.js';
 
@@ -20,10 +20,10 @@ let dir: string;
 let dbPath: string;
 let fixture: Fixture;
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = fileDir();
   dbPath = join(dir, 'fixture.duckdb');
-  fixture = await buildFixture(dbPath);
+  fixture = copyFixture(inject('exportsFixture'), dbPath);
 });
 
 describe('status', () => {

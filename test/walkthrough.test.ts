@@ -59,5 +59,5 @@ describe('simulate --help’s walkthrough', () => {
     const seconds = (Date.now() - began) / 1000;
     expect(seconds).toBeLessThan(120);
     server.child.kill('SIGTERM');
-  }, 150_000);
+  }, 300_000);
 });

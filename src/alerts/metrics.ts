@@ -41,7 +41,7 @@ export async function readMetrics(db: Database, now: Date): Promise<Metric[]> {
      QUALIFY row_number() OVER (PARTITION BY space ORDER BY ended_at DESC, run_id DESC) = 1 ORDER BY space`,
   );
   const latest = await db.all(
-    `SELECT space, epoch(ended_at) AS ended, ${RUN_COUNTERS.map(([c]) => `coalesce(${c}, 0) AS ${c}`).join(', ')}
+    `SELECT space, epoch(ended_at) AS ended, clock_skew_seconds, ${RUN_COUNTERS.map(([c]) => `coalesce(${c}, 0) AS ${c}`).join(', ')}
      FROM sync_runs WHERE space IS NOT NULL AND status <> 'running' AND ended_at IS NOT NULL
      QUALIFY row_number() OVER (PARTITION BY space ORDER BY run_id DESC) = 1 ORDER BY space`,
   );
@@ -57,6 +57,12 @@ export async function readMetrics(db: Database, now: Date): Promise<Metric[]> {
     { name: 'convoduck_last_success_duration_seconds', help: 'how long that run took', samples: per(success, 'duration') },
     { name: 'convoduck_last_run_timestamp_seconds', help: 'when the latest finished sync run of the space ended, whatever its status', samples: per(latest, 'ended') },
     ...RUN_COUNTERS.map(([column, name, help]) => ({ name: `convoduck_last_run_${name}`, help, samples: per(latest, column) })),
+    {
+      name: 'convoduck_last_run_clock_skew_seconds',
+      help: "how far the server's clock (its Date header) ran ahead of this machine's in that run; negative when behind",
+      // a run without a Date header measured nothing: no sample rather than a made-up zero
+      samples: per(latest.filter((r) => r.clock_skew_seconds !== null), 'clock_skew_seconds'),
+    },
     { name: 'convoduck_conversations_stored', help: 'conversations of the space with a stored detail', samples: per(stored, 'stored') },
     {
       name: 'convoduck_alerts_firing',

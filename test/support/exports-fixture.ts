@@ -1,6 +1,7 @@
 // A database for the query/export/status tests: the simulator's generated dataset written
 // through the store's own write functions (as a sync would), plus two runs with recorded
 // errors, a few conversations without a detail, and one unusable detail body.
+import { copyFileSync } from 'node:fs';
 import { generateDataset, type Dataset } from '../../src/simulator/index.js';
 import { Database } from '../../src/store/database.js';
 import { setWatermark } from '../../src/store/watermark.js';
@@ -23,18 +24,10 @@ export interface Fixture {
 
 export const FIXTURE_NOW = new Date('2026-11-06T12:00:00Z');
 
-export async function buildFixture(
-  dbPath: string,
-  options: { seed?: number; conversations?: number; days?: number } = {},
-): Promise<Fixture> {
+/** What the fixture holds, worked out without writing anything (the same every time). */
+export function planFixture(): Fixture {
   const now = FIXTURE_NOW;
-  const dataset = generateDataset({
-    seed: options.seed ?? 7,
-    conversations: options.conversations ?? 150,
-    now,
-    days: options.days ?? 6,
-  });
-  const space = dataset.space.slug;
+  const dataset = generateDataset({ seed: 7, conversations: 150, now, days: 6 });
   const conversations = dataset.conversations;
   // The oldest few: no detail (three of them with a recorded error), one with an unusable body.
   const oldest = [...conversations].reverse();
@@ -43,7 +36,6 @@ export async function buildFixture(
   const invalidIds = [oldest[5]!.id];
   const openIds = conversations.filter((c) => c.ended_at === null || c.outcome === null).map((c) => c.id);
 
-  const listedAt = new Date(now.getTime() - 60_000);
   const fetchedAt = new Date(now.getTime() - 30_000);
   const errors: SyncErrorRecord[] = [
     ...failingIds.map((id, i) => ({
@@ -56,6 +48,16 @@ export async function buildFixture(
     { stage: 'list', conversationId: null, httpStatus: 429, message: 'rate limited', occurredAt: fetchedAt },
   ];
 
+  return { dataset, now, missingIds, failingIds, invalidIds, openIds, errors };
+}
+
+/** Writes the fixture `plan` describes into a new database at `dbPath`. */
+export async function writeFixture(dbPath: string, plan: Fixture): Promise<void> {
+  const { dataset, now, missingIds, invalidIds, errors } = plan;
+  const space = dataset.space.slug;
+  const conversations = dataset.conversations;
+  const listedAt = new Date(now.getTime() - 60_000);
+  const fetchedAt = new Date(now.getTime() - 30_000);
   await Database.with(dbPath, async (db) => {
     const first = await startRun(db, new Date(now.getTime() - 3_600_000), space, null, new Date(now.getTime() - 3_500_000));
     const none: RunCounters = { requests: 3, throttled: 0, retries: 0, conversationsListed: 0, detailsFetched: 0, detailsCoerced: 0, detailsSetAside: 0, conversationsDeleted: 0, errors: 0 };
@@ -95,5 +97,13 @@ export async function buildFixture(
     await finishRun(db, runId, now, 'errors', counters, null);
     await setWatermark(db, now, space);
   });
-  return { dataset, now, missingIds, failingIds, invalidIds, openIds, errors };
+}
+
+/**
+ * The fixture as a test file gets it: a copy of the database the global setup wrote once
+ * (support/global-fixtures.ts), in the file's own folder, so a file may change its copy.
+ */
+export function copyFixture(built: string, dbPath: string): Fixture {
+  copyFileSync(built, dbPath);
+  return planFixture();
 }

@@ -1,7 +1,7 @@
 // What a recording link and its bytes say: a signed link's expiry, a content type's extension, a WAV header's duration.
 import { describe, expect, it } from 'vitest';
 import { extensionOf, linkExpired, linkExpiresAt, wavDurationSeconds } from '../../src/recordings/link.js';
-import { recordingBytes } from '../../src/simulator/recordings.js';
+import { recordingBytes } from '../../src/simulator/http/recordings.js';
 
 describe('recording links', () => {
   it('reads an S3-style expiry (X-Amz-Date + X-Amz-Expires) and an epoch `expires`', () => {
