@@ -147,6 +147,45 @@ describe('sync --recordings', () => {
     expect(filesUnder(out).filter((f) => f.endsWith('.part'))).toEqual([]);
   }, 120_000);
 
+  it('backfills a database synced without recordings: --full fetches one fresh link per recording, oldest included', async () => {
+    const s = await sim({ seed: 45, conversations: 40, days: 20 });
+    const db = join(dir, 'backfill.duckdb');
+    const out = join(dir, 'backfill');
+    const plain = await runCli(['sync'], envFor(s, db));
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(existsSync(out)).toBe(false);
+    const truth = s.recordingTruth();
+    // a plain run with recordings fetches only what is recent (the last 7 days)
+    const recent = await runCli(['sync', '--recordings', out], envFor(s, db));
+    expect(recent.code, recent.stderr).toBe(0);
+    const weekAgo = Date.now() - 7 * 86_400_000;
+    const firstRows = await rows(db);
+    expect(firstRows.length).toBeGreaterThan(0);
+    expect(firstRows.length).toBeLessThan(truth.size);
+    for (const r of firstRows) expect(Date.parse(s.dataset.record(r.conversation_id)!.summary.started_at!)).toBeGreaterThan(weekAgo - 60_000);
+    // the rest, finished long ago: one fresh link each, and nothing more
+    const owed = [...truth.keys()].filter((id) => !firstRows.some((r) => r.conversation_id === id));
+    const from = s.requestLog.length;
+    const backfill = await runCli(['sync', '--recordings', out, '--full'], envFor(s, db));
+    expect(backfill.code, backfill.stderr).toBe(0);
+    for (const id of owed) expect(detailRequests(s, from, id), id).toBe(1);
+    const after = await rows(db);
+    expect(after.map((r) => r.conversation_id)).toEqual([...truth.keys()].sort());
+    for (const r of after) expect(sha(r.path!)).toBe(truth.get(r.conversation_id)!.sha256);
+  }, 120_000);
+
+  it('a confidential space has no recordings', async () => {
+    const s = await sim({ seed: 46, conversations: 20, confidential: true });
+    const db = join(dir, 'confidential.duckdb');
+    const out = join(dir, 'confidential');
+    const run = await runCli(['sync', '--recordings', out], envFor(s, db));
+    expect(run.code, run.stderr).toBe(0);
+    expect(s.recordingTruth().size).toBe(0);
+    expect(await rows(db)).toEqual([]);
+    expect(filesUnder(out)).toEqual([]);
+    expect(s.requestLog.filter((r) => r.kind === 'recording')).toEqual([]);
+  }, 60_000);
+
   it('forget and retention delete the recording files, and the erasure log says so', async () => {
     const s = await sim({ seed: 44, conversations: 40, days: 10 });
     const db = join(dir, 'erase.duckdb');
