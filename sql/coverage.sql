@@ -18,11 +18,21 @@
 --   details_with_errors    conversations without a usable detail that have a sync error recorded
 --   detail_coverage        details_stored ÷ (conversations − details_deleted): of what can still
 --                          be had
+--   recordings_expected    conversations whose stored detail has a recording link (counted once
+--                          `sync --recordings` has tried any; 0 before)
+--   recordings_stored      recordings downloaded, verified and kept (docs/recordings.md)
+--   recordings_missing     recordings the host did not have, or that could not be stored
+--   recordings_expired     recordings whose link was refused even after one fresh link
 --
 -- Deleted conversations stay in every report: they happened. conversations.deleted_at marks them.
 --
 -- Parameters: --from, --to, --agent, --channel (filters); --tz (day boundaries).
 
+-- the detail bodies are read only once recordings are kept: a database without them pays nothing
+WITH recording_links AS (
+  SELECT id FROM raw_conversations
+  WHERE (SELECT count(*) FROM recordings) > 0 AND json_extract_string(body, '$.data.recording_url') IS NOT NULL
+)
 SELECT
   started_local::DATE                                                 AS day,
   count(*)                                                            AS conversations,
@@ -37,7 +47,11 @@ SELECT
                      AND id IN (SELECT conversation_id FROM sync_errors WHERE conversation_id IS NOT NULL))
                                                                       AS details_with_errors,
   ratio(count(*) FILTER (WHERE detail_status = 'stored'),
-        count(*) FILTER (WHERE detail_status <> 'deleted'))           AS detail_coverage
-FROM filtered_conversations
+        count(*) FILTER (WHERE detail_status <> 'deleted'))           AS detail_coverage,
+  count(*) FILTER (WHERE id IN (SELECT id FROM recording_links))      AS recordings_expected,
+  count(*) FILTER (WHERE recording_state = 'stored')                  AS recordings_stored,
+  count(*) FILTER (WHERE recording_state NOT IN ('stored', 'expired')) AS recordings_missing,
+  count(*) FILTER (WHERE recording_state = 'expired')                 AS recordings_expired
+FROM filtered_conversations LEFT JOIN (SELECT conversation_id AS id, state AS recording_state FROM recordings) USING (id)
 GROUP BY day
 ORDER BY day NULLS LAST

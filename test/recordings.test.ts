@@ -97,6 +97,13 @@ describe('sync --recordings', () => {
     expect(status.code, status.stderr).toBe(0);
     const missing = kinds.filter((k) => k === 'missing').length;
     expect(status.stdout).toContain(`recordings: ${truth.size} expected, ${truth.size - missing} stored, ${missing} missing, 0 expired`);
+    // the coverage report counts them per day, as the truth has them
+    const reports = join(dir, 'first-reports');
+    const report = await runCli(['report', 'coverage', '--out', reports, '--format', 'json'], { CONVODUCK_DB: db });
+    expect(report.code, report.stderr).toBe(0);
+    const days = JSON.parse(readFileSync(join(reports, 'coverage.json'), 'utf8')) as Record<string, number>[];
+    const sum = (col: string) => days.reduce((n, d) => n + Number(d[col]), 0);
+    expect([sum('recordings_expected'), sum('recordings_stored'), sum('recordings_missing'), sum('recordings_expired')]).toEqual([truth.size, truth.size - missing, missing, 0]);
   }, 120_000);
 
   it('renews a link that expired before its download with one detail request, then stores it on a later run', async () => {
