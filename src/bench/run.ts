@@ -1,6 +1,6 @@
 // `npm run bench`: how close convoduck comes to what the API allows, and what it costs.
 //
-//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact,search] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
+//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact,search,recordings] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
 //
 // Prints tables on stdout (progress on stderr) and writes the same figures as JSON to
 // reports/bench/bench-<time>.json and reports/bench/latest.json; --write-docs also rewrites the
@@ -23,8 +23,9 @@ import { benchScale } from './scale.js';
 import { benchSpaces, type SpacesSettings } from './many-keys.js';
 import { benchSearch, printSearch, type SearchBenchSettings } from './search.js';
 import { benchStored } from './stored.js';
+import { benchRecordings, printRecordings, type RecordingsBenchSettings } from './recordings.js';
 
-const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'stored', 'realdata', 'redact', 'search'] as const;
+const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'stored', 'realdata', 'redact', 'search', 'recordings'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -45,6 +46,7 @@ interface Settings {
   /** simulated conversations whose transcript text the redaction throughput runs over */
   redactConversations: number;
   search: SearchBenchSettings;
+  recordings: RecordingsBenchSettings;
 }
 
 const FULL: Settings = {
@@ -62,6 +64,7 @@ const FULL: Settings = {
   realData: { conversations: 10_000, longShare: 0.01, longTurns: 10_000, seeds: Array.from({ length: 20 }, (_, i) => 201 + i) },
   redactConversations: 5_000,
   search: { stored: 100_000, added: 2_000, repeats: 7, syncPairs: 4 },
+  recordings: { conversations: 2_000, rateLimit: 600, windowMs: 60_000 },
 };
 
 const QUICK: Settings = {
@@ -78,6 +81,7 @@ const QUICK: Settings = {
   realData: { conversations: 2_000, longShare: 0.01, longTurns: 10_000, seeds: [201, 202, 203, 204] },
   redactConversations: 1_000,
   search: { stored: 20_000, added: 500, repeats: 5, syncPairs: 1 },
+  recordings: { conversations: 500, rateLimit: 100, windowMs: 10_000 },
 };
 
 interface Args {
@@ -125,7 +129,7 @@ function parseArgs(argv: string[]): Args {
 
 function usage(error?: string): never {
   const text =
-    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact,search] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
+    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact,search,recordings] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
     '  --quick   smaller N and time-scaled rate windows (about 3 minutes)\n' +
     '  --only    run only these sections\n' +
     `  --cases   run only these budget cases (${budgetCases().map((c) => `${c.key} ${c.algorithm}`).join(', ')})\n` +
@@ -269,6 +273,13 @@ async function main(): Promise<void> {
       const from = goals.length;
       printSearch(r, goals);
       goalsOf('search', from);
+    }
+    if (only.has('recordings')) {
+      const r = await timed('recordings', () => benchRecordings(settings.recordings, work, log));
+      sections.recordings = r;
+      const from = goals.length;
+      printRecordings(r, goals, settings.quick);
+      goalsOf('recordings', from);
     }
   } finally {
     await budgetSims?.close();
