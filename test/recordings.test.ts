@@ -175,6 +175,7 @@ describe('sync --recordings', () => {
     const from = s.requestLog.length;
     const backfill = await runCli(['sync', '--recordings', out, '--full'], envFor(s, db));
     expect(backfill.code, backfill.stderr).toBe(0);
+    expect(backfill.stderr).toContain(`recordings of ${s.space}: ${owed.length} owed by earlier runs`);
     for (const id of owed) expect(detailRequests(s, from, id), id).toBe(1);
     const after = await rows(db);
     expect(after.map((r) => r.conversation_id)).toEqual([...truth.keys()].sort());

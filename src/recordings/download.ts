@@ -86,23 +86,30 @@ export async function downloadRecording(link: string, t: DownloadTarget): Promis
   }
   const hash = createHash('sha256');
   const out = createWriteStream(temp);
+  // an error of the file (open, write) is kept here and ends the copy: never an unhandled event
+  const file: { error: Error | null } = { error: null };
+  out.on('error', (err) => (file.error ??= err));
   let bytes = 0;
   let head = Buffer.alloc(0);
   try {
     for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      if (file.error) throw file.error;
       bytes += chunk.length;
       if (bytes > t.maxBytes) throw new LimitError(`over ${t.maxBytes} bytes`);
       if (head.length < 44) head = Buffer.concat([head, chunk.subarray(0, 44 - head.length)]);
       hash.update(chunk);
-      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+      if (!out.write(chunk)) await new Promise<void>((r) => (out.once('drain', () => r()), out.once('error', () => r())));
       await t.bandwidth.take(chunk.length);
     }
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    if (file.error) throw file.error;
   } catch (err) {
     out.destroy();
+    res.body.destroy();
     await rm(temp, { force: true });
     if (err instanceof LimitError) return { state: 'too_large', reason: err.message };
     if ((err as NodeJS.ErrnoException).code === 'ENOSPC') return { state: 'no_space', reason: 'the disk filled up' };
+    if (file.error !== null && err === file.error) return { state: 'failed', reason: `cannot write ${temp}: ${file.error.message}` };
     return { state: 'truncated', reason: `cut after ${bytes} of ${expected ?? '?'} bytes` };
   }
   // a body that ended early without an error is cut all the same

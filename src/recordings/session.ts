@@ -29,8 +29,10 @@ export interface RecordingSettings {
   recentDays?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** a line for the user (a recording over the limit, a full disk) */
+  /** a line for the user about a recording not stored (over the limit, a full disk) */
   onLine?: (line: string) => void;
+  /** a line of progress: what is owed before it is fetched, and the counts at the end */
+  onNote?: (line: string) => void;
 }
 
 export interface RecordingCounters {
@@ -58,6 +60,8 @@ export class RecordingSession {
   private readonly bandwidth: Bandwidth;
   private readonly queued = new Set<string>();
   private readonly running: Promise<void>[] = [];
+  /** a write of the table that failed: the run fails with it at finish (a download never rejects before then) */
+  private failure: unknown = null;
 
   constructor(
     private readonly settings: RecordingSettings,
@@ -76,7 +80,7 @@ export class RecordingSession {
   stored(id: string, link: string, startedAt: string | null): void {
     if (this.queued.has(id) || this.settings.signal?.aborted) return;
     this.queued.add(id);
-    this.running.push(this.limit(() => this.fetch(id, link, startedAt)));
+    this.running.push(this.limit(() => this.fetch(id, link, startedAt)).catch((err: unknown) => void (this.failure ??= err)));
   }
 
   /** Waits for the queued downloads, then fetches what is still owed with fresh links. */
@@ -88,7 +92,17 @@ export class RecordingSession {
         const since = this.settings.full ? null : new Date(this.now().getTime() - recentDays * DAY_MS);
         const owed = await this.writer.write((db) => owedRecordings(db, this.space, since));
         const later = owed.filter((o) => !this.queued.has(o.id));
+        if (later.length > 0) {
+          this.settings.onNote?.(`recordings of ${this.space}: ${later.length} owed by earlier runs, newest first: one Get conversation each for a fresh link, within the key's budget`);
+        }
         await Promise.all(later.map((o) => this.limit(() => this.fetch(o.id, null, o.startedAt))));
+      }
+      if (this.failure !== null) throw this.failure;
+      const c = this.counters;
+      if (c.stored + c.missing + c.expired + c.failed > 0) {
+        this.settings.onNote?.(
+          `recordings of ${this.space}: ${c.stored} stored (${(c.bytes / 1e6).toFixed(1)} MB), ${c.missing} missing, ${c.expired} expired, ${c.failed} not stored; ${c.renewed} fresh links asked`,
+        );
       }
       return this.counters;
     } finally {

@@ -16,5 +16,10 @@ export function recordingsDir(flag: string | undefined, configured: string | fal
 export function recordingsHook(dir: string | null, full: boolean, signal: AbortSignal | undefined): CrawlOptions['recordings'] {
   if (dir === null) return undefined;
   return (space, client, writer) =>
-    new RecordingSession({ dir, full, signal, onLine: (line) => process.stderr.write(`convoduck: ${line}\n`) }, space, client, writer);
+    new RecordingSession(
+      { dir, full, signal, onLine: (line) => process.stderr.write(`convoduck: ${line}\n`), onNote: (line) => process.stderr.write(`${line}\n`) },
+      space,
+      client,
+      writer,
+    );
 }
