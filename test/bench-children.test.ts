@@ -6,10 +6,10 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { childFailure } from '../src/bench/child-error.js';
+import { childFailure } from '../src/bench/children/child-error.js';
 import { scratch } from './support/scratch.js';
 
-const SYNC_CHILD = fileURLToPath(new URL('../dist/bench/sync-child.js', import.meta.url));
+const SYNC_CHILD = fileURLToPath(new URL('../dist/bench/children/sync-child.js', import.meta.url));
 const { simulator, tempDb } = scratch('bench-children');
 
 function runChild(args: object, apiKey: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
@@ -44,8 +44,8 @@ describe('a failing benchmark child', () => {
 
 // The `spaces` section's two children: simulated spaces in one process (spaces-child), and the CLI
 // in another reporting its exit code and cost (cli-child). What the bench reads of them is tested here.
-const SPACES_CHILD = fileURLToPath(new URL('../dist/bench/spaces-child.js', import.meta.url));
-const CLI_CHILD = fileURLToPath(new URL('../dist/bench/cli-child.js', import.meta.url));
+const SPACES_CHILD = fileURLToPath(new URL('../dist/bench/children/spaces-child.js', import.meta.url));
+const CLI_CHILD = fileURLToPath(new URL('../dist/bench/children/cli-child.js', import.meta.url));
 
 interface Hello {
   spaces: { baseUrl: string; apiKey: string; space: string; conversations: number }[];

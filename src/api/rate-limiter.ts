@@ -1,5 +1,7 @@
 // A client-side rate limiter for one API key: as many requests as the key's limit allows, never
 // more, whatever else spends the key and however the server counts.
+// One file over 400 lines: the queue and the decision to send read the same state. What stands
+// alone is beside it: clock.ts, own-sends.ts, foreign-usage.ts, limit-reading.ts, pacer.ts.
 //
 //   1. No rolling window of `windowMs` holds more of our sends than min(maxRpm, limit). A send
 //      counts from when it left (the API client restamps it when undici writes it to the socket).
@@ -21,9 +23,6 @@
 // our slots expiring and our refill, a client that wobbles or starts unseen, a send the server
 // stamps late. Waiters are served first in, first out. Everything is pure apart from the injected
 // clock, so all of it is tested on a fake one (test/support/rate-sim.ts).
-//
-// Over 400 lines on purpose: the queue and the decision read the same state. What stands alone is
-// beside it: clock.ts, own-sends.ts, foreign-usage.ts, limit-reading.ts, pacer.ts.
 
 import { systemClock, type Clock } from './clock.js';
 import { ForeignUsage } from './foreign-usage.js';

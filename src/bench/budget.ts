@@ -6,11 +6,11 @@ import { MAX_PER_PAGE } from '../api/types.js';
 import { defaultBurst, type RateAlgorithm } from '../simulator/index.js';
 import { maxInRollingWindow, windowUse, type LogTuple, type WindowUse } from './measure.js';
 import { runNaive, type NaiveResult } from './naive.js';
-import { runSyncChild, startSimChild, type SimChild } from './procs.js';
+import { runSyncChild, startSimChild, type SimChild } from './children/procs.js';
 
 export interface BudgetCase {
   key: string;
-  /** how the simulator counts the limit (src/simulator/rate-limits.ts) */
+  /** how the simulator counts the limit (src/simulator/limits/rate-limits.ts) */
   algorithm: RateAlgorithm;
   /** requests per window (per minute unscaled); a bucket's refill per window */
   limit: number;

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { type LogTuple, windowUse } from './measure.js';
-import { childFailure } from './child-error.js';
-import { startLineChild } from './procs.js';
-import type { SpacesChildHello, SpacesChildOptions } from './spaces-child.js';
+import { childFailure } from './children/child-error.js';
+import { startLineChild } from './children/procs.js';
+import type { SpacesChildHello, SpacesChildOptions } from './children/spaces-child.js';
 
 export interface SpacesSettings {
   count: number;
@@ -72,7 +72,7 @@ export async function benchSpaces(s: SpacesSettings, workDir: string, log: (line
       ...(s.windowMs !== 60_000 ? { CONVODUCK_RATE_WINDOW_MS: String(s.windowMs) } : {}),
     };
     log(`spaces: convoduck sync --config (${s.count} spaces)`);
-    const child = spawn(process.execPath, [here('./cli-child.js'), 'sync', '--config', config, '--db', dbPath, '--json'], {
+    const child = spawn(process.execPath, [here('./children/cli-child.js'), 'sync', '--config', config, '--db', dbPath, '--json'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

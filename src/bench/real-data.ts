@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { sync } from '../crawler/sync.js';
 import { Database } from '../store/database.js';
 import { Rng, startSimulator } from '../simulator/index.js';
-import { runSyncChild, startSimChild } from './procs.js';
+import { runSyncChild, startSimChild } from './children/procs.js';
 
 export interface LongSyncResult {
   conversations: number;

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_PER_PAGE } from '../api/types.js';
 import type { CountsSnapshot } from './measure.js';
-import { runSyncChild, startSimChild } from './procs.js';
+import { runSyncChild, startSimChild } from './children/procs.js';
 
 export interface CrawlResult {
   conversations: number;

@@ -6,7 +6,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../store/database.js';
 import { generateScaleData } from './scale-data.js';
-import { runSyncChild, startSimChild } from './procs.js';
+import { runSyncChild, startSimChild } from './children/procs.js';
 
 export interface StoredResult {
   /** conversations in the database before the sync */

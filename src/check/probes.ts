@@ -7,7 +7,6 @@ import { RateLimiter, type RateObservation, type Ticket } from '../api/rate-limi
 import { MAX_PER_PAGE } from '../api/types.js';
 import { MAX_CHECK_REQUESTS } from './budget.js';
 import {
-  collectTimestamps,
   estimateSync,
   judgeDetail,
   judgeFirstPage,
@@ -15,7 +14,6 @@ import {
   judgePageSize,
   judgeRateHeaders,
   judgeThrottled,
-  judgeTimestamps,
   lastPagePlan,
   pickConversation,
   readListBody,
@@ -27,6 +25,7 @@ import {
   type PageSeen,
   type SyncEstimate,
 } from './findings.js';
+import { collectTimestamps, judgeTimestamps } from './timestamp-finding.js';
 
 
 /** The order findings are shown in, whatever order the requests found them. */

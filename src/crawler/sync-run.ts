@@ -3,21 +3,21 @@
 // and batch by batch, so a run killed at any point resumes where the database says it stopped.
 // What a run takes and gives back, and the entry points that start one, are in sync.ts.
 //
-// Over 400 lines as one class: its phases share the run's counters, errors and writes. What stands
-// alone is beside it: dimensions.ts, listing.ts, failed-runs.ts, send-wait.ts, unreadable-body.ts.
+// Its phases stand beside it: dimensions.ts, listing.ts, detail-phase.ts; and failed-runs.ts,
+// send-wait.ts for what a run leaves behind and shows while it waits.
 
-import { AuthError, NotFoundError, ApiError, type ApiClient } from '../api/client.js';
+import { ApiError, type ApiClient } from '../api/client.js';
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
 import { describeShortWindow, recordListingGaps } from '../store/listing-gaps.js';
-import { countMissingDetails, countPendingDetails, pendingDetails, PLAN_CHUNK, type PendingDetails } from '../store/pending-details.js';
+import { countMissingDetails } from '../store/pending-details.js';
 import { DEFAULT_OVERLAP_MS, getListedNewest, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
 import { finishRun, recordErrors, recordRunClock, startRun, updateRun, type RunCounters, type SyncErrorRecord } from '../store/sync-runs.js';
-import { fetchedDetail, markDeleted, saveListPage, type DeletedConversation, type FetchedDetail, type StoredAt } from '../store/writes.js';
+import { markDeleted, saveListPage, type DeletedConversation } from '../store/writes.js';
 import type { Database } from '../store/database.js';
 import { checkAtRest, clearTextError, recordAtRest } from '../store/redaction-at-rest.js';
 import { redactBody } from '../redact/index.js';
-import { inBatches } from './batches.js';
+import { DetailPhase } from './detail-phase.js';
 import { rememberFailedRun } from './failed-runs.js';
 import { ListedBodies } from './listed-bodies.js';
 import { DimensionCrawl } from './dimensions.js';
@@ -26,8 +26,7 @@ import { endFromFirstPage, nextListedNewest, planWindow, type ListWindow } from 
 import { SendWait } from './send-wait.js';
 import { newestStartedMs, readClock, type ClockReading } from './server-timeline.js';
 import type { CrawlOptions, CrawlResources, SyncPhase, SyncProgress, SyncStatus, SyncSummary } from './sync-types.js';
-import { unreadableBody } from './unreadable-body.js';
-import { DETAIL_BYTES_HELD, DETAIL_BYTES_PER_BATCH, OwnWrites } from './writer.js';
+import { OwnWrites } from './writer.js';
 
 /** One space's run: construct it, call run() once; tick() reports progress while nothing arrives. */
 export class SyncRun {
@@ -45,11 +44,9 @@ export class SyncRun {
   private readonly errors: SyncErrorRecord[] = [];
   private space = '';
   private runId = 0;
-  private detailsDone = 0;
-  private detailsTotal = 0;
-  private detailsFetched = 0;
-  private detailsCoerced = 0;
-  private detailsSetAside = 0;
+  /** the details phase, once it starts: its tallies are the run's */
+  private details: DetailPhase | null = null;
+  /** deleted at the source as the listing showed it (the details phase counts its own) */
   private conversationsDeleted = 0;
   /** conversations whose detail answered 404, not yet written */
   private readonly deleted: DeletedConversation[] = [];
@@ -135,7 +132,7 @@ export class SyncRun {
         await this.commit((db) => (resumeAt ? setWatermark(db, window.to, this.space, resumeAt) : Promise.resolve()));
       }
       if (this.options.details?.kind !== 'none' && !this.aborted) {
-        await this.fetchDetails();
+        await (this.details = this.newDetailPhase()).fetchAll();
       }
       await this.writer.idle();
       if (this.fatal) throw this.fatal;
@@ -221,10 +218,10 @@ export class SyncRun {
       throttled: stats.throttled,
       retries: stats.retries,
       conversationsListed: this.listedCount,
-      detailsFetched: this.detailsFetched,
-      detailsCoerced: this.detailsCoerced,
-      detailsSetAside: this.detailsSetAside,
-      conversationsDeleted: this.conversationsDeleted,
+      detailsFetched: this.details?.fetched ?? 0,
+      detailsCoerced: this.details?.coerced ?? 0,
+      detailsSetAside: this.details?.setAside ?? 0,
+      conversationsDeleted: this.conversationsDeleted + (this.details?.deletedAtSource ?? 0),
       errors: this.errorCount,
     };
   }
@@ -257,8 +254,8 @@ export class SyncRun {
       phase: this.phase,
       listed: this.listedCount,
       listTotal: this.lister?.total ?? this.listTotal,
-      detailsDone: this.detailsDone,
-      detailsTotal: this.detailsTotal,
+      detailsDone: this.details?.done ?? 0,
+      detailsTotal: this.details?.total ?? 0,
       requests: stats.requests,
       phaseRequests: stats.requests - this.phaseStartRequests,
       throttled: stats.throttled,
@@ -274,7 +271,7 @@ export class SyncRun {
 
   /** Requests still to send: the Get agents due, the listing's pages not yet fetched, or the details not yet done (less those in flight). */
   private requestsLeft(inFlight: number): number | null {
-    if (this.phase === 'details') return Math.max(0, this.detailsTotal - this.detailsDone - inFlight);
+    if (this.phase === 'details') return Math.max(0, (this.details?.total ?? 0) - (this.details?.done ?? 0) - inFlight);
     if (this.phase === 'dimensions') return this.dimensions?.requestsLeft(inFlight) ?? null;
     if (this.phase !== 'listing') return null;
     const total = this.lister?.total ?? null;
@@ -302,6 +299,19 @@ export class SyncRun {
   /** A conversation's body as it is stored: as received, or cleaned when the run redacts at rest. */
   private atRest(body: unknown): unknown {
     return this.options.redactAtRest ? redactBody(body, this.options.redactAtRest) : body;
+  }
+
+  private newDetailPhase(): DetailPhase {
+    const { client, writer, options, now, space, runId, startedAt, errors } = this;
+    return new DetailPhase({
+      ...{ client, writer, options, now, space, runId, startedAt, errors },
+      stopped: () => this.aborted,
+      counted: () => this.setPhase('details'),
+      onProgress: () => this.report(),
+      counters: () => this.counters(),
+      recordError: (stage, id, err) => this.recordError(stage, id, err),
+      fail: (err) => (this.fatal ??= err),
+    });
   }
 
   private async syncDimensions(): Promise<void> {
@@ -358,86 +368,6 @@ export class SyncRun {
       this.conversationsDeleted += vanished.length;
       await markDeleted(db, this.space, this.runId, vanished);
     });
-  }
-
-  private async fetchDetails(): Promise<void> {
-    const firstOutcomes = this.options.details?.kind === 'first' ? this.options.details.outcomes : [];
-    const chunk = this.options.planChunk ?? PLAN_CHUNK;
-    const retrySetAside = this.options.retrySetAside === true;
-    this.detailsTotal = await this.writer.write((db) => countPendingDetails(db, this.space, retrySetAside)); // (see countPending)
-    // (the phase changes once the total is known, so progress never shows "0/0")
-    this.setPhase('details');
-    // Each plan is the next chunk in order, less what this run tried: every pending id once, in
-    // ceil(total / chunk) plans (no more, even if a clock going back let a tried id through).
-    const tried = { runId: this.runId, since: this.startedAt };
-    for (let plans = Math.ceil(this.detailsTotal / chunk); plans > 0 && !this.aborted; plans--) {
-      const pending = await this.writer.write((db) => pendingDetails(db, { firstOutcomes, space: this.space, tried, limit: chunk, retrySetAside }));
-      if (pending.ids.length === 0) break;
-      await this.fetchPlanned(pending);
-    }
-  }
-
-  private async fetchPlanned(pending: PendingDetails): Promise<void> {
-    await inBatches<string, FetchedDetail>(pending.ids, {
-      concurrency: this.options.concurrency ?? 32,
-      slots: this.writer.slots,
-      batchSize: this.options.batchSize ?? 100,
-      weight: { batch: DETAIL_BYTES_PER_BATCH, held: DETAIL_BYTES_HELD, weigh: (d) => d.body.length },
-      flushIntervalMs: this.options.flushIntervalMs ?? 2_000,
-      stopped: () => this.aborted,
-      work: (id, i) => this.fetchDetail(id, pending.storedAt(i)),
-      flush: (details) => {
-        const errors = this.errors.splice(0);
-        const deleted = this.deleted.splice(0);
-        const counters = this.counters();
-        return this.writer.writeDetails({ space: this.space, details, deleted, errors, runId: this.runId, counters }).then(({ setAside }) => {
-          // details the writer could not store as rows: counted set aside, not fetched (finishRun records the counters)
-          this.detailsFetched -= setAside.length;
-          this.detailsCoerced -= setAside.filter((d) => d.coerced).length;
-          this.detailsSetAside += setAside.length;
-        });
-      },
-      mustFlush: () => this.errors.length > 0 || this.deleted.length > 0,
-      done: (detail) => {
-        this.detailsDone++;
-        if (detail?.normalised.usable) {
-          this.detailsFetched++;
-          if (detail.normalised.coerced) this.detailsCoerced++;
-        } else if (detail) {
-          this.detailsSetAside++;
-        }
-        this.report();
-      },
-    });
-  }
-
-  private async fetchDetail(id: string, storedAt: StoredAt): Promise<FetchedDetail | null> {
-    try {
-      const { json, text, notUtf8 } = await this.client.getConversation(this.space, id);
-      if (!this.options.redactAtRest) return fetchedDetail(id, this.now(), text, storedAt, { parsed: json, notUtf8 });
-      const parsed = this.atRest(json);
-      return fetchedDetail(id, this.now(), JSON.stringify(parsed), storedAt, { parsed, notUtf8 });
-    } catch (err) {
-      // a request cut short by Ctrl-C is not an error of the conversation: the next run fetches it
-      if (this.options.signal?.aborted) return null;
-      if (err instanceof AuthError) {
-        this.fatal ??= err;
-        return null;
-      }
-      const unreadable = unreadableBody(id, this.now(), storedAt, err, this.options.redactAtRest ?? null);
-      if (unreadable) return unreadable;
-      // listed, then deleted at the source: a state of the conversation, not an error of the run
-      if (err instanceof NotFoundError) {
-        this.conversationsDeleted++;
-        this.deleted.push({ id, seenAt: this.now(), reason: 'detail_not_found' });
-        return null;
-      }
-      if (err instanceof Error) {
-        this.recordError('detail', id, err);
-        return null;
-      }
-      throw err;
-    }
   }
 }
 

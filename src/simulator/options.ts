@@ -1,13 +1,13 @@
 // The simulator's options: what startSimulator takes (SimulatorOptions), what can change while
 // it runs (RuntimeOptions, through setOptions), and their defaults.
 
-import type { Dataset } from './dataset.js';
-import type { IncidentOptions } from './incidents.js';
-import { defaultBurst, type RateAlgorithm } from './rate-limits.js';
+import type { Dataset } from './dataset/dataset.js';
+import type { IncidentOptions } from './dataset/incidents.js';
+import { defaultBurst, type RateAlgorithm } from './limits/rate-limits.js';
 import { Rng, hashSeed } from './random.js';
-import type { RealDataOptions } from './real-data.js';
-import type { RequestLogEntry } from './request-log.js';
-import type { TimeFormat } from './time-format.js';
+import type { RealDataOptions } from './real-data/real-data.js';
+import type { RequestLogEntry } from './http/request-log.js';
+import type { TimeFormat } from './http/time-format.js';
 
 export interface LatencyOptions {
   /** conversation list */
@@ -34,7 +34,7 @@ export interface RuntimeOptions {
   rateLimit: number;
   /** window length; default 60000 */
   windowMs: number;
-  /** how the limit is counted (rate-limits.ts): rolling window, fixed window, token bucket; default 'rolling' */
+  /** how the limit is counted (limits/rate-limits.ts): rolling window, fixed window, token bucket; default 'rolling' */
   rateAlgorithm: RateAlgorithm;
   /** token bucket capacity; default max(1, floor(rateLimit / 6)), following rateLimit until set */
   burst: number;
@@ -42,7 +42,7 @@ export interface RuntimeOptions {
   retryAfter: RetryAfterMode;
   /** after this many accepted requests of the key (counted from when it was set), every request gets 401; default null */
   revokeKeyAfter: number | null;
-  /** form of every served timestamp, rendered at serving time for the same instant (time-format.ts); default 'as-generated' */
+  /** form of every served timestamp, rendered at serving time for the same instant (http/time-format.ts); default 'as-generated' */
   timeFormat: TimeFormat;
   latency: LatencyOptions;
   faults: FaultOptions;
@@ -87,11 +87,11 @@ export interface SimulatorOptions extends Partial<Omit<RuntimeOptions, 'latency'
   exoticValues?: boolean;
   latency?: Partial<LatencyOptions>;
   faults?: Partial<FaultOptions>;
-  /** incidents planted in the generated history for alert rules to find (incidents.ts) */
+  /** incidents planted in the generated history for alert rules to find (dataset/incidents.ts) */
   incidents?: IncidentOptions;
   /** serve an already generated dataset (seed/conversations/now/days/exoticValues then ignored) */
   dataset?: Dataset;
-  /** finished conversations served as real data arrives (long, hard text, type drift, deleted); see real-data.ts */
+  /** finished conversations served as real data arrives (long, hard text, type drift, deleted); see real-data/real-data.ts */
   realData?: RealDataOptions;
   /**
    * a server whose clock is off by this many seconds (negative: behind): its clock, every time it

@@ -1,28 +1,28 @@
 // The simulated Agent Management API: startSimulator puts the parts together and serves them
-// with a plain node:http server on 127.0.0.1. The parts: dataset.ts (the data), routes.ts and
-// its handlers (what each path answers), request-pipeline.ts (auth, rate limit, faults,
-// latency), key-budget.ts (the key's limit), background.ts (arrivals, the other client,
-// auto-finish), hostile.ts (broken answers on purpose), real-data.ts (conversations as real
+// with a plain node:http server on 127.0.0.1. The parts: dataset/ (the data), http/routes.ts and
+// its handlers (what each path answers), http/request-pipeline.ts (auth, rate limit, faults,
+// latency), limits/key-budget.ts (the key's limit), limits/background.ts (arrivals, the other client,
+// auto-finish), http/hostile.ts (broken answers on purpose), real-data/ (conversations as real
 // data arrives), options.ts (what can be set).
 
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { AgentDetail, ConversationSummary } from '../api/types.js';
-import { applyAgentEdit, type AgentEdit } from './agent-edits.js';
-import { BackgroundClients, addConversations } from './background.js';
-import { ConversationRoutes } from './conversation-routes.js';
-import { Dataset, generateDataset } from './dataset.js';
-import { FaultInjector } from './faults.js';
-import { HostileAnswers, type HostileKind } from './hostile.js';
-import { KeyBudget } from './key-budget.js';
+import { applyAgentEdit, type AgentEdit } from './dataset/agent-edits.js';
+import { BackgroundClients, addConversations } from './limits/background.js';
+import { ConversationRoutes } from './http/conversation-routes.js';
+import { Dataset, generateDataset } from './dataset/dataset.js';
+import { FaultInjector } from './limits/faults.js';
+import { HostileAnswers, type HostileKind } from './http/hostile.js';
+import { KeyBudget } from './limits/key-budget.js';
 import { clockShifts, initialOptions, type FaultOptions, type LatencyOptions, type RuntimeOptions, type SimulatorOptions } from './options.js';
-import { defaultBurst } from './rate-limits.js';
-import { RealData, type RealDataControl } from './real-data.js';
-import { RequestRecorder, type RequestLogEntry } from './request-log.js';
-import { RequestPipeline } from './request-pipeline.js';
-import { createRouter } from './routes.js';
-import { SpaceRoutes } from './space-routes.js';
-import { isFractionFormat } from './time-format.js';
+import { defaultBurst } from './limits/rate-limits.js';
+import { RealData, type RealDataControl } from './real-data/real-data.js';
+import { RequestRecorder, type RequestLogEntry } from './http/request-log.js';
+import { RequestPipeline } from './http/request-pipeline.js';
+import { createRouter } from './http/routes.js';
+import { SpaceRoutes } from './http/space-routes.js';
+import { isFractionFormat } from './http/time-format.js';
 
 export interface Simulator {
   /** http://127.0.0.1:PORT/api/v1 */

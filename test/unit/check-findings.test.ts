@@ -1,6 +1,7 @@
-// The check's judgements, pure: what a page, a header or a timestamp says (src/check/findings.ts).
+// The check's judgements, pure: what a page, a header or a timestamp says (src/check/findings.ts, timestamp-finding.ts).
 import { describe, expect, it } from 'vitest';
-import { classifyTimestamp, collectTimestamps, describeEstimate, estimateSync, formatMinutes, judgeDetail, judgeFirstPage, judgeLastPage, judgePageSize, judgeRateHeaders, judgeThrottled, judgeTimestamps, lastPagePlan, pickConversation, readListBody, verdictLine, type Finding, type ListMetaSeen } from '../../src/check/findings.js';
+import { describeEstimate, estimateSync, formatMinutes, judgeDetail, judgeFirstPage, judgeLastPage, judgePageSize, judgeRateHeaders, judgeThrottled, lastPagePlan, pickConversation, readListBody, verdictLine, type Finding, type ListMetaSeen } from '../../src/check/findings.js';
+import { classifyTimestamp, collectTimestamps, judgeTimestamps } from '../../src/check/timestamp-finding.js';
 
 describe('pure judgements', () => {
   it('classifies timestamps by how they can be read as instants', () => {

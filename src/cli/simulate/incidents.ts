@@ -1,7 +1,7 @@
 // `simulate --incident KIND:DAYS_AGO`: incidents planted in the history for alert rules to find
-// (src/simulator/incidents.ts), each on the UTC day that many days before today.
+// (src/simulator/dataset/incidents.ts), each on the UTC day that many days before today.
 
-import type { IncidentOptions } from '../../simulator/incidents.js';
+import type { IncidentOptions } from '../../simulator/dataset/incidents.js';
 import { UsageError } from '../errors.js';
 
 export const INCIDENT_KINDS = ['tool-outage', 'quiet-day', 'transfer-jump'] as const;
