@@ -81,7 +81,7 @@ async function rows<T = Record<string, unknown>>(dbPath: string, sql: string): P
   return Database.with(dbPath, (db) => db.all(sql) as Promise<T[]>, { readOnly: true });
 }
 
-/** The connection the outage hit: the one with the most tools (src/simulator/incidents.ts). */
+/** The connection the outage hit: the one with the most tools (src/simulator/dataset/incidents.ts). */
 function outageConnection(): string {
   const tools = (id: string) => sim.dataset.tools.filter((t) => t.connection_id === id).length;
   return [...sim.dataset.connections].sort((a, b) => tools(b.id) - tools(a.id))[0]!.id;
