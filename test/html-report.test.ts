@@ -257,7 +257,7 @@ describe('on a hand-checked dataset (support/hand-dataset.ts)', () => {
     writeFileSync(file, 'x');
     const bad = await runCli(['report', '--html', '--db', db, '--out', join(file, 'sub')]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^convoduck: cannot create the output folder .*\(ENOTDIR\): pass --out with a folder you can write\n$/);
+    expect(bad.stderr).toMatch(/^convoduck: cannot write into the output folder .*\(ENOTDIR\) — pass --out with a folder you can write\n$/);
     const named = await runCli(['report', 'outcomes', '--html', '--db', db, '--out', join(dir, 'named')]);
     expect(named.code).toBe(2);
     expect(named.stderr).toMatch(/^convoduck: --html writes one page .*\n$/);

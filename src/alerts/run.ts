@@ -9,7 +9,7 @@ import { InvalidInputError } from '../shared/errors.js';
 import { Database } from '../store/database.js';
 import { Evaluator, type Evaluation } from './evaluate.js';
 import type { GroupLabels } from './values.js';
-import { latestComplete } from './periods.js';
+import { latestComplete, type Window } from './periods.js';
 import { parseRules, type Rule } from './rules.js';
 import { openStates, recordEvaluations, type AlertState, type StateChanges } from './state.js';
 import { deliver, type DeliveryOutcome } from './deliver.js';
@@ -51,6 +51,8 @@ export interface AlertView {
 
 export interface AlertRunResult {
   evaluated_at: string;
+  /** the time judged as of: each rule's period is the latest complete at this instant */
+  as_of: string;
   evaluations: number;
   /** every alert firing after the run */
   firing: AlertView[];
@@ -63,7 +65,10 @@ export interface AlertRunResult {
 
 export interface AlertRunOptions extends RulesSource {
   dbPath: string;
+  /** the wall clock: when values were evaluated and notifications sent */
   now?: Date;
+  /** judge as of this time (a missed run played later); default `now`; never before a period already judged */
+  at?: Date;
   lockTimeoutMs?: number;
   /** where notifications go (webhook.ts); null: none are sent (what is owed stays owed) */
   webhook?: Webhook | null;
@@ -71,14 +76,16 @@ export interface AlertRunOptions extends RulesSource {
 
 export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResult> {
   const now = options.now ?? new Date();
+  const at = options.at ?? now;
   const { rules, catalog } = readRules(options);
   const shared = loadSharedRelations();
   const db = await Database.open(options.dbPath, { mustExist: true, lockTimeoutMs: options.lockTimeoutMs });
   try {
+    const windows = rules.map((rule) => ({ rule, window: latestComplete(rule.period, at) }));
+    await refuseGoingBack(db, windows);
     const evaluator = new Evaluator(db.connection, rules, catalog, shared);
-    const evaluated: { rule: Rule; window: ReturnType<typeof latestComplete>; evaluations: Evaluation[] }[] = [];
-    for (const rule of rules) {
-      const window = latestComplete(rule.period, now);
+    const evaluated: { rule: Rule; window: Window; evaluations: Evaluation[] }[] = [];
+    for (const { rule, window } of windows) {
       evaluated.push({ rule, window, evaluations: await evaluator.evaluate(rule, window) });
     }
     const changes: StateChanges = { started: [], resolved: [], firing: [] };
@@ -91,6 +98,7 @@ export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResul
     const view = (s: AlertState) => alertView(byName.get(s.rule)!, s);
     return {
       evaluated_at: now.toISOString(),
+      as_of: at.toISOString(),
       evaluations: evaluated.reduce((n, e) => n + e.evaluations.length, 0),
       firing: firing.map(view),
       started: changes.started.map(view),
@@ -99,6 +107,34 @@ export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResul
     };
   } finally {
     db.close();
+  }
+}
+
+/**
+ * Alert states move forward only: a period before one a rule already judged would reopen or
+ * re-resolve episodes out of order, so it is refused before anything changes (a backtest looks back).
+ */
+async function refuseGoingBack(db: Database, windows: readonly { rule: Rule; window: Window }[]): Promise<void> {
+  for (const { rule, window } of windows) {
+    const row = await db.one(
+      `SELECT greatest(
+         (SELECT max(period_start) FROM alert_evaluations WHERE rule = $rule),
+         (SELECT max(greatest(last_period_start, coalesce(resolved_at, last_period_start))) FROM alert_states WHERE rule = $rule)) AS judged`,
+      { rule: rule.name },
+    );
+    const judged = row?.judged === null || row?.judged === undefined ? null : new Date(row.judged as Date);
+    if (judged !== null && window.start.getTime() < judged.getTime()) throw new PeriodAlreadyJudgedError(rule, judged, window.start);
+  }
+}
+
+/** A run asked to judge a period before one its rule already judged; nothing was changed. */
+export class PeriodAlreadyJudgedError extends InvalidInputError {
+  constructor(
+    readonly rule: Rule,
+    readonly judged: Date,
+    readonly asked: Date,
+  ) {
+    super(`rule "${rule.name}" already judged the ${rule.period} from ${judged.toISOString()}, after the ${rule.period} from ${asked.toISOString()} asked for — alert states only move forward`);
   }
 }
 

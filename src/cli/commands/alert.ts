@@ -16,6 +16,7 @@ interface AlertFlags {
   json?: boolean;
   backtest?: boolean;
   from?: string;
+  at?: string;
   check?: boolean;
   wait: string;
   webhookFormat: string;
@@ -40,6 +41,7 @@ export function registerAlert(program: Command): void {
     .option('--check', 'only check the rules file (reports, columns, kinds, keys) and exit')
     .option('--backtest', 'replay every rule over the stored history period by period and print when it would have fired and cleared (stores nothing)')
     .option('--from <time>', 'with --backtest: replay from this time (7d, 30d, an ISO date; default 30d)')
+    .option('--at <time>', 'judge as of this time instead of now: each rule’s latest period complete at it (a missed run played later; never before a period already judged)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .option('--webhook-format <format>', 'notifications as alertmanager (webhook version 4) or slack (a text body)', 'alertmanager')
     .option('--webhook-timeout <duration>', 'how long to wait for the webhook to answer each notification', '10s')
@@ -51,10 +53,15 @@ Examples:
   convoduck alert --rules alerts.toml --check
   convoduck alert --rules alerts.toml                      # after each sync, in the scheduled job
   convoduck alert --rules draft.toml --backtest --from 30d # tune a rule before turning it on
+  convoduck alert --rules alerts.toml --at 2026-11-20T09:00Z # a missed run, played later
 
 Notifications: set CONVODUCK_ALERT_WEBHOOK_URL (or CONVODUCK_ALERT_WEBHOOK_URL_FILE, a file
 holding it) and each alert is posted once when it starts firing and once when it resolves; a
 webhook that is down or slow is tried again on the next run, and never fails the run.
+
+--at judges the periods complete at that time (an hour rule at 09:20 judges 08:00-09:00). Alert
+states only move forward: a time whose period is before one a rule already judged is refused
+(exit 2, nothing changed); runs played in order judge what the runs on time would have.
 
 Exit codes: 0 nothing firing, ${EXIT.alertsFiring} at least one alert firing, 1 a report failed or the
 database stayed busy, 2 bad usage or a bad rules file (the message names the line).`,
@@ -73,6 +80,7 @@ database stayed busy, 2 bad usage or a bad rules file (the message names the lin
       }
       const render = await import('../alert/render.js');
       if (flags.backtest) {
+        if (flags.at !== undefined) throw new UsageError('--at is for a live run: --backtest replays every period from --from; drop one of them');
         const from = parseTimeArg('--from', flags.from ?? '30d', now);
         const { backtestAlerts } = await import('../../alerts/backtest.js');
         const result = await backtestAlerts({ ...source, dbPath: resolveDbPath(flags.db), from, now, lockTimeoutMs });
@@ -81,10 +89,21 @@ database stayed busy, 2 bad usage or a bad rules file (the message names the lin
         return;
       }
       if (flags.from !== undefined) throw new UsageError('--from is for --backtest: add --backtest, or drop --from');
-      const [{ runAlerts }, { WEBHOOK_FORMATS, webhookFromEnv }] = await Promise.all([import('../../alerts/run.js'), import('../../alerts/webhook.js')]);
+      const at = flags.at === undefined ? undefined : parseTimeArg('--at', flags.at, now);
+      if (at !== undefined && at.getTime() > now.getTime()) {
+        throw new UsageError(`--at ${flags.at} is in the future — give a time up to now: its latest complete periods are judged`);
+      }
+      const [{ runAlerts, PeriodAlreadyJudgedError }, { WEBHOOK_FORMATS, webhookFromEnv }] = await Promise.all([import('../../alerts/run.js'), import('../../alerts/webhook.js')]);
       const format = parseChoice('--webhook-format', flags.webhookFormat, WEBHOOK_FORMATS);
       const webhook = webhookFromEnv(process.env, format, parseDurationArg('--webhook-timeout', flags.webhookTimeout));
-      const result = await runAlerts({ ...source, dbPath: resolveDbPath(flags.db), now, lockTimeoutMs, webhook });
+      const result = await runAlerts({ ...source, dbPath: resolveDbPath(flags.db), now, at, lockTimeoutMs, webhook }).catch((err: unknown) => {
+        if (!(err instanceof PeriodAlreadyJudgedError)) throw err;
+        const { rule, judged, asked } = err;
+        throw new UsageError(
+          `--at ${flags.at ?? 'now'} asks for the ${rule.period} from ${asked.toISOString()}, but rule "${rule.name}" already judged the ${rule.period} from ${judged.toISOString()} — ` +
+            'alert states only move forward: give a later --at, or look back with --backtest',
+        );
+      });
       for (const a of result.firing) process.stderr.write(render.firingLine(a));
       for (const a of result.resolved) process.stderr.write(render.resolvedLine(a));
       if (result.notifications?.failed) process.stderr.write(render.deliveryLine(result.notifications));
