@@ -83,7 +83,8 @@ export function showsDrift(kind: DriftKind, text: string, d: Json): boolean {
 /** A signed recording link without its query (the signature changes every second). */
 export function unsigned<T>(v: T): T {
   const d = v as Json;
-  if (typeof d.recording_url === 'string') d.recording_url = d.recording_url.replace(/\?.*$/, '');
+  // the served link is on the simulator's own port (its recording host): the path names the recording
+  if (typeof d.recording_url === 'string') d.recording_url = d.recording_url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '');
   return v;
 }
 

@@ -122,7 +122,7 @@ function assemble(src: ConversationSource, rec: ConversationRecord, sk: Skeleton
   }
   const recording =
     sk.channel === 'voice' && rng.chance(0.9)
-      ? `https://recordings.${src.spaceSlug}.sim.example/${sk.id}.mp3`
+      ? `https://recordings.${src.spaceSlug}.sim.example/recordings/${sk.id}.wav`
       : null;
   const detail: ConversationDetail = {
     ...out,
