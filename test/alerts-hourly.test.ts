@@ -6,14 +6,13 @@
 // neither sync nor alert may fail because of it.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { runCli } from './support/cli.js';
+import { startWebhookReceiver, type PostedAlerts, type ReceiverMode } from './support/webhook-receiver.js';
 
 const EXAMPLE = new URL('../docs/alerts.example.toml', import.meta.url).pathname;
 const HOUR = 3_600_000;
@@ -46,12 +45,6 @@ volume_column = "calls"
 min_volume = 5
 `;
 
-type Receiver = 'down' | 'hang' | 'up';
-
-interface Posted {
-  status: string;
-  alerts: { status: string; labels: Record<string, string>; startsAt: string; endsAt: string; fingerprint: string }[];
-}
 
 let sim: Simulator;
 let dir: string;
@@ -89,29 +82,16 @@ function outageConnection(): string {
 
 describe('hourly runs of sync and alert against a webhook that fails, hangs and comes back', () => {
   it('delivers exactly one firing and one resolved notification for the outage, never fails a run, and refuses to go back', async () => {
-    let mode = 'up' as Receiver;
-    const accepted: Posted[] = [];
-    let requests = 0;
-    const server: Server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString()));
-      req.on('end', () => {
-        requests++;
-        if (mode === 'hang') return; // never answers
-        if (mode === 'down') return void res.writeHead(500).end('down');
-        accepted.push(JSON.parse(body) as Posted);
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const receiver = await startWebhookReceiver('secret-token-0937');
+    const { accepted } = receiver;
     const hookFile = join(dir, 'webhook-url');
-    writeFileSync(hookFile, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook/secret-token-0937\n`);
+    writeFileSync(hookFile, `${receiver.url}\n`);
     const db = join(dir, 'job.duckdb');
     const connection = outageConnection();
     const space = sim.dataset.space.slug;
 
     // Each played run: the hour it is played at, what the receiver does, and the exit code alert owes.
-    const plays: { hour: number; receiver: Receiver; code: number; posts: number }[] = [
+    const plays: { hour: number; receiver: ReceiverMode; code: number; posts: number }[] = [
       { hour: 9, receiver: 'down', code: 0, posts: 0 }, // judges 08:00, before the outage: nothing owed
       { hour: 10, receiver: 'down', code: 10, posts: 1 }, // judges 09:00: fires; the receiver answers 500
       { hour: 11, receiver: 'hang', code: 10, posts: 1 }, // still firing; the receiver never answers
@@ -125,15 +105,15 @@ describe('hourly runs of sync and alert against a webhook that fails, hangs and 
       for (const play of plays) {
         const synced = await runCli(['sync', '--db', db], env());
         expect(synced.code, synced.stderr).toBe(0);
-        mode = play.receiver;
-        const before = requests;
+        receiver.mode = play.receiver;
+        const before = receiver.requests;
         const started = Date.now();
         const res = await runCli(['alert', '--db', db, '--rules', rules, '--at', at(play.hour), '--json', '--webhook-timeout', '1s'], {
           CONVODUCK_ALERT_WEBHOOK_URL_FILE: hookFile,
         });
         sentAt[play.hour] = [started, Date.now()];
         expect(res.code, `--at ${at(play.hour)}: ${res.stderr}`).toBe(play.code);
-        expect(requests - before, `posts at ${play.hour}`).toBe(play.posts);
+        expect(receiver.requests - before, `posts at ${play.hour}`).toBe(play.posts);
         expect(res.stderr + res.stdout).not.toContain('secret-token-0937');
         const outcome = JSON.parse(res.stdout) as { as_of: string; firing: { rule: string; labels: Record<string, string> }[] };
         expect(outcome.as_of).toBe(at(play.hour));
@@ -141,8 +121,7 @@ describe('hourly runs of sync and alert against a webhook that fails, hangs and 
         if (play.posts > 0 && play.receiver !== 'up') expect(res.stderr).toMatch(/webhook did not take a notification \((HTTP 500|no answer within 1 s)\): 1 still owed/);
       }
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await receiver.close();
     }
 
     // the outage's hours each had enough calls through the connection to be judged at all
@@ -156,7 +135,7 @@ describe('hourly runs of sync and alert against a webhook that fails, hangs and 
 
     // what the receiver took: one firing and one resolved post of the one alert, in that order
     expect(accepted.map((b) => b.status)).toEqual(['firing', 'resolved']);
-    const [firing, resolved] = accepted.map((b) => b.alerts) as [Posted['alerts'], Posted['alerts']];
+    const [firing, resolved] = accepted.map((b) => b.alerts) as [PostedAlerts['alerts'], PostedAlerts['alerts']];
     for (const [alerts, status] of [[firing, 'firing'], [resolved, 'resolved']] as const) {
       expect(alerts).toHaveLength(1);
       expect(alerts[0]!.status).toBe(status);

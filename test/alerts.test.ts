@@ -3,8 +3,6 @@
 // alert episode per group, and a backtest whose firing days equal those counted again from the
 // simulator's own records.
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +12,7 @@ import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { SCHEMA_VERSION } from '../src/store/schema.js';
 import { runCli } from './support/cli.js';
+import { startWebhookReceiver } from './support/webhook-receiver.js';
 
 const EXAMPLE = new URL('../docs/alerts.example.toml', import.meta.url).pathname;
 const DAY = 86_400_000;
@@ -199,25 +198,9 @@ describe('schema', () => {
 
 describe('alert notifications', () => {
   it('posts one firing and one resolved notification per alert, whatever the receiver did in between', async () => {
-    let mode: 'down' | 'hang' | 'up' = 'down';
-    const accepted: { status: string; alerts: { status: string; fingerprint: string; labels: Record<string, string>; startsAt: string; endsAt: string }[] }[] = [];
-    let requests = 0;
-    const server: Server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString()));
-      req.on('end', () => {
-        requests++;
-        if (mode === 'hang') return; // never answers
-        if (mode === 'down') {
-          res.writeHead(500).end('down');
-          return;
-        }
-        accepted.push(JSON.parse(body));
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook/secret-token-4711`;
+    const receiver = await startWebhookReceiver('secret-token-4711', 'down');
+    const { accepted } = receiver;
+    const url = receiver.url;
     const hookFile = join(dir, 'webhook-url');
     writeFileSync(hookFile, `${url}\n`);
     try {
@@ -234,14 +217,14 @@ describe('alert notifications', () => {
       const groups = (JSON.parse(down.stdout) as { firing: unknown[] }).firing.length;
       expect(groups).toBeGreaterThan(0);
       expect(down.stderr).toMatch(/webhook did not take a notification \(HTTP 500\): \d+ still owed/);
-      mode = 'hang';
+      receiver.mode = 'hang';
       const hung = await run(firing);
       expect(hung.code).toBe(10);
       expect(hung.stderr).toMatch(/no answer within 1 s/);
       expect(accepted).toEqual([]);
-      expect(requests).toBe(2); // the first failure ends a run's deliveries
+      expect(receiver.requests).toBe(2); // the first failure ends a run's deliveries
 
-      mode = 'up';
+      receiver.mode = 'up';
       expect((await run(firing)).code).toBe(10);
       expect((await run(firing)).code).toBe(10);
       const relaxed = rulesFile(perConnection('warn_above = 2'));
@@ -265,8 +248,7 @@ describe('alert notifications', () => {
       const owed = await rows<{ n: number }>(db, `SELECT count(*)::INTEGER AS n FROM alert_states WHERE notified_firing_at IS NULL OR notified_resolved_at IS NULL`);
       expect(owed[0]!.n).toBe(0);
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await receiver.close();
     }
   }, 300_000);
 });

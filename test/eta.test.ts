@@ -17,7 +17,7 @@ interface Seen {
 }
 
 describe('the ETA of a sync at 60 requests per minute', () => {
-  it('is within 20% of the time really left after the first minute, never 0 while work is left, and counts down', async () => {
+  it('is within half of the time really left after the first minute, never 0 while work is left, and counts down', async () => {
     const sim = await simulator({ seed: 29, conversations: 480, rateLimit: 60, windowMs: WINDOW_MS, latency: { detailMs: 5, listMs: 5 } });
     const seen: Seen[] = [];
     const summary = await sync({
@@ -50,7 +50,9 @@ describe('the ETA of a sync at 60 requests per minute', () => {
     expect(judged.length).toBeGreaterThan(20);
     const misses = judged
       .map((s) => ({ eta: s.eta, left: (lastRequest - s.at) / 1000 }))
-      .filter((x) => x.eta === null || Math.abs(x.eta - x.left) > 0.2 * x.left);
+      // within half: a loaded machine stretches the time really left, while an estimate that
+      // ignores the budget (or counts the pace of earlier phases) is off by multiples
+      .filter((x) => x.eta === null || Math.abs(x.eta - x.left) > 0.5 * x.left);
     expect(misses, JSON.stringify(misses.slice(0, 5))).toEqual([]);
 
     // counting down: from one report to the next the ETA never rises by more than the jitter of a send
