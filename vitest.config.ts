@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 const TIMING = [
   'test/back-to-back.test.ts',
   'test/eta.test.ts',
+  'test/kubernetes.test.ts',
   'test/progress-tty.test.ts',
   'test/server-readings.test.ts',
   'test/simulator-readings.test.ts',
