@@ -13,6 +13,8 @@ import type { ReportsResult } from './reports.js';
 import type { ScaleResult } from './scale.js';
 import type { SpacesResult } from './many-keys.js';
 import { searchDocTable, type SearchBenchResult } from './search.js';
+import { shardsDocTable } from './shards-print.js';
+import type { ShardsResult } from './shards.js';
 import type { StoredResult } from './stored.js';
 
 /** What one bench run measured, as run.ts writes it to its JSON. */
@@ -30,6 +32,7 @@ export interface BenchFigures {
     stored?: StoredResult[];
     realdata?: RealDataResult;
     search?: SearchBenchResult;
+    shards?: ShardsResult;
   };
   /** the goals each section added, by section */
   goals: Record<string, Goal[]>;
@@ -186,6 +189,7 @@ export const BLOCKS: Record<string, Block> = {
   stored: { section: 'stored', render: storedTable },
   realdata: { section: 'realdata', render: realDataTables },
   search: { section: 'search', render: (f) => searchDocTable(f.sections.search!) },
+  shards: { section: 'shards', render: (f) => shardsDocTable(f.sections.shards!) },
 };
 
 /** The goals a block states, in one line: each with its verdict, or a count when there are many. */

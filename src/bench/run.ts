@@ -1,6 +1,6 @@
 // `npm run bench`: how close convoduck comes to what the API allows, and what it costs.
 //
-//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact,search,recordings] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
+//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,shards,stored,realdata,redact,search,recordings] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
 //
 // Prints tables on stdout (progress on stderr) and writes the same figures as JSON to
 // reports/bench/bench-<time>.json and reports/bench/latest.json; --write-docs also rewrites the
@@ -21,11 +21,13 @@ import { benchRedact, printRedact } from './redact.js';
 import { benchReports } from './reports.js';
 import { benchScale } from './scale.js';
 import { benchSpaces, type SpacesSettings } from './many-keys.js';
+import { benchShards, type ShardsSettings } from './shards.js';
+import { printShards } from './shards-print.js';
 import { benchSearch, printSearch, type SearchBenchSettings } from './search.js';
 import { benchStored } from './stored.js';
 import { benchRecordings, printRecordings, type RecordingsBenchSettings } from './recordings.js';
 
-const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'stored', 'realdata', 'redact', 'search', 'recordings'] as const;
+const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'shards', 'stored', 'realdata', 'redact', 'search', 'recordings'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -38,6 +40,8 @@ interface Settings {
   normaliseDetails: number;
   reportConversations: number;
   spaces: SpacesSettings;
+  /** the Indexed Job of docs/kubernetes.md on this machine */
+  shards: ShardsSettings;
   /** conversations already stored before the sync of the stored section */
   storedSizes: number[];
   /** conversations that sync adds */
@@ -59,6 +63,7 @@ const FULL: Settings = {
   reportConversations: 1_000_000,
   // 200 conversations a key at 60/min: over 3 whole windows each
   spaces: { count: 100, conversations: 200, rateLimit: 60, windowMs: 60_000, latencyMs: 0 },
+  shards: { shards: 9, spacesPerShard: 12, conversations: 200, rateLimit: 60, windowMs: 60_000 },
   storedSizes: [10_000, 100_000, 1_000_000],
   storedAdded: 2_000,
   realData: { conversations: 10_000, longShare: 0.01, longTurns: 10_000, seeds: Array.from({ length: 20 }, (_, i) => 201 + i) },
@@ -76,6 +81,7 @@ const QUICK: Settings = {
   normaliseDetails: 5_000,
   reportConversations: 100_000,
   spaces: { count: 20, conversations: 100, rateLimit: 30, windowMs: 10_000, latencyMs: 0 },
+  shards: { shards: 9, spacesPerShard: 4, conversations: 100, rateLimit: 30, windowMs: 10_000 },
   storedSizes: [10_000, 50_000],
   storedAdded: 1_000,
   realData: { conversations: 2_000, longShare: 0.01, longTurns: 10_000, seeds: [201, 202, 203, 204] },
@@ -129,7 +135,7 @@ function parseArgs(argv: string[]): Args {
 
 function usage(error?: string): never {
   const text =
-    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,stored,realdata,redact,search,recordings] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
+    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,shards,stored,realdata,redact,search,recordings] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
     '  --quick   smaller N and time-scaled rate windows (about 3 minutes)\n' +
     '  --only    run only these sections\n' +
     `  --cases   run only these budget cases (${budgetCases().map((c) => `${c.key} ${c.algorithm}`).join(', ')})\n` +
@@ -245,6 +251,13 @@ async function main(): Promise<void> {
       const from = goals.length;
       printSpaces(r, goals);
       goalsOf('spaces', from);
+    }
+    if (only.has('shards')) {
+      const r = await timed('shards', () => benchShards(settings.shards, work, log));
+      sections.shards = r;
+      const from = goals.length;
+      printShards(r, goals);
+      goalsOf('shards', from);
     }
     if (only.has('stored')) {
       const r = await timed('stored', () => benchStored(settings.storedSizes, settings.storedAdded, work, log));

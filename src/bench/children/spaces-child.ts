@@ -23,6 +23,8 @@ export interface SpacesChildOptions {
   /** response time of a detail or list request (ms) */
   latencyMs?: number;
   seedBase?: number;
+  /** the spaces' slugs, one per space (default space-001, space-002 …) */
+  slugs?: string[];
 }
 
 export interface SpacesChildHello {
@@ -39,7 +41,8 @@ async function main(): Promise<void> {
   for (let i = 0; i < o.count; i++) {
     const seed = (o.seedBase ?? 5000) + i;
     // The simulator draws its slug from a few dozen company names: 100 spaces need 100 slugs.
-    const dataset = generateDataset({ seed, conversations: o.conversations, now, spaceSlug: `space-${String(i + 1).padStart(3, '0')}` });
+    const spaceSlug = o.slugs?.[i] ?? `space-${String(i + 1).padStart(3, '0')}`;
+    const dataset = generateDataset({ seed, conversations: o.conversations, now, spaceSlug });
     const counts = new RequestCounts(true);
     sims.push(
       await startSimulator({
