@@ -26,6 +26,7 @@ import {
   startPod,
   type CronJob,
   type JobSpec,
+  type PodRun,
 } from './support/k8s-manifests.js';
 import { scratch } from './support/scratch.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
@@ -185,8 +186,11 @@ describe('docs/kubernetes.md: the manifests as written', () => {
     const pods = [sync(), reports()].map((c) => containerOf(c.spec.jobTemplate.spec));
     const folders = Object.fromEntries(pods.flatMap((p) => p.volumeMounts).map((m) => [m.mountPath, join(sandbox, m.name)]));
     for (const dir of Object.values(folders)) mkdirSync(dir, { recursive: true });
-    const lines = pods.flatMap((p) => commandLines(p.script));
-    expect(lines.length).toBeGreaterThanOrEqual(5);
+    // the same per-shard script for other schedulers (docs/scale-out.md), its shard given as $SHARD
+    const elsewhere = recipe('docs/scale-out.md', 'scale-out-shard').replaceAll('"$SHARD"', '0');
+    for (const path of ['/etc/convoduck/spaces.toml', '/mnt/convoduck']) folders[path] = join(sandbox, path.replaceAll('/', '_'));
+    const lines = [...pods.flatMap((p) => commandLines(p.script)), ...commandLines(elsewhere)];
+    expect(lines.length).toBeGreaterThanOrEqual(7);
     for (const line of lines) {
       expect(line, 'a plain command line: no quoting to interpret').not.toMatch(/["'$`\\]/);
       const args = mapPaths(line, folders).split(/\s+/).slice(1);
@@ -225,7 +229,10 @@ describe('docs/kubernetes.md: the Indexed Job played on this machine', () => {
     const start = (index: number) => startPod(script, { ...env, JOB_COMPLETION_INDEX: String(index) }, root);
     const pods = Array.from({ length: n }, (_, i) => start(i));
     const victimTotal = 3 * CONVERSATIONS;
-    while (details(shards[victim]!) < victimTotal / 4) await new Promise((r) => setTimeout(r, 20));
+    let exited: Awaited<PodRun['done']> | null = null;
+    void pods[victim]!.done.then((r) => (exited = r));
+    while (details(shards[victim]!) < victimTotal / 4 && exited === null) await new Promise((r) => setTimeout(r, 20));
+    expect(exited, 'the victim was still running').toBeNull();
     killPod(pods[victim]!);
     const killed = await pods[victim]!.done;
     const killedAt = Date.now();
