@@ -3,12 +3,13 @@
 // space and its file at once, each under that file's own lock, so that a space another process
 // is syncing is skipped (or waited for, --wait) while the others run.
 
+import { mkdirSync } from 'node:fs';
 import { syncSpaces, type SpaceOutcome, type SpacesOptions, type SpaceStatus, type SpaceTarget } from '../../crawler/sync-spaces.js';
 import { InvalidInputError, StoreError } from '../../shared/errors.js';
 import { spaceDbPath } from '../../store/space-files.js';
 import { SyncLockedError } from '../../store/sync-lock.js';
 import type { DbLayout } from '../config/db-path.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
 
 /** How a space's part of the run ended: as syncSpaces says, or skipped (its file's lock held), or refused settings. */
 export type RunSpaceStatus = SpaceStatus | 'skipped' | 'usage';
@@ -38,6 +39,7 @@ export async function runSpaces(
     return { seconds: summary.seconds, spaces: summary.spaces.map((o) => ({ ...o, dbPath: layout.path })) };
   }
   const started = Date.now();
+  makeFolder(layout.dir);
   const only = common.only && common.only.length > 0 ? new Set(common.only) : null;
   const outcomes = await Promise.all(
     targets.map(async (target, i): Promise<RunSpaceOutcome | null> => {
@@ -53,6 +55,17 @@ export async function runSpaces(
     }),
   );
   return { spaces: outcomes.filter((o): o is RunSpaceOutcome => o !== null), seconds: (Date.now() - started) / 1000 };
+}
+
+/** The folder of space files, made when missing (as --db makes its file): its parent must exist. */
+function makeFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    throw new UsageError(`--db-dir ${dir} cannot be made (${code ?? 'error'}): create its parent folder, or give a folder that exists`);
+  }
 }
 
 /** A space's run that threw before it crawled: its file's lock held, its settings refused, or else. */
