@@ -4,6 +4,7 @@
 // space at once; another host's lock is respected while its heartbeat moves and taken over once
 // it has stood still for the lease.
 import { renameSync, writeFileSync, existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateDataset, type RequestLogEntry, type Simulator } from '../src/simulator/index.js';
@@ -185,10 +186,12 @@ describe('sync --db-dir with shards', () => {
     const lock = `${spaceDbPath(j.dir, held.space)}.sync-lock`;
     await runCli(['sync', '--space', sims[1]!.space], env).then((r) => expect(r.code, r.stderr).toBe(0));
     expect(existsSync(j.dir)).toBe(true);
-    // a pod on another node: a pid that means nothing here, its heartbeat advanced by rename
+    // another pod: the replaced pod of an Indexed Job index has its predecessor's hostname, but
+    // its own pid namespace, where a pid (here one that no process has on this machine) means nothing
     let beat = 0;
     const write = () => {
-      writeFileSync(`${lock}.tmp`, JSON.stringify({ host: 'convoduck-sync-2-x7k2p', pid: 999_999, token: 'elsewhere', beat: beat++ }));
+      const holder = { host: hostname(), machine: 'another boot id, another pid namespace', pid: 999_999, token: 'elsewhere', beat: beat++ };
+      writeFileSync(`${lock}.tmp`, JSON.stringify(holder));
       renameSync(`${lock}.tmp`, lock);
     };
     write();
@@ -205,7 +208,7 @@ describe('sync --db-dir with shards', () => {
       [held.space, 'skipped'],
       [sims[1]!.space, 'ok'],
     ]);
-    expect(out.spaces[0]!.error).toContain('another convoduck sync (pid 999999 on host convoduck-sync-2-x7k2p) is already writing');
+    expect(out.spaces[0]!.error).toContain(`another convoduck sync (pid 999999 on host ${hostname()}) is already writing`);
     expect(ofKind(held.requestLog, 'spaces'), 'the held space was asked nothing').toBe(0);
     expect(existsSync(lock)).toBe(true);
 
