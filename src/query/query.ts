@@ -8,7 +8,7 @@ import { writeResult, type ResultOptions } from '../output/result.js';
 import { sessionWallClock } from '../output/values.js';
 import { ConvoduckError, InvalidInputError, oneLineError, QueryError } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
-import { isLockError, withReadOnlyDatabase, type ReadAttempt } from '../store/read-only.js';
+import { isLockError, withReadOnlyDatabase, type ReadAttempt, type ReadTarget } from '../store/read-only.js';
 import { limitToSpaces } from '../store/space-scope.js';
 
 
@@ -42,7 +42,7 @@ export function isBlankSql(sql: string): boolean {
 }
 
 /** Runs every statement of `sql`; the last one's result streams to `options.out`. */
-export async function runQuery(dbPath: string, sql: string, options: QueryOptions): Promise<QueryResult> {
+export async function runQuery(dbPath: ReadTarget, sql: string, options: QueryOptions): Promise<QueryResult> {
   if (isBlankSql(sql)) throw new InvalidInputError('no SQL to run: pass a statement, e.g. convoduck query "SELECT 1"');
   const out = options.out ?? process.stdout;
   return withReadOnlyDatabase(dbPath, { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait }, (db, attempt) =>

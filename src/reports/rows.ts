@@ -5,7 +5,7 @@
 
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { registerRedaction, type Redaction } from '../redact/outputs.js';
-import { withReadOnlyDatabase } from '../store/read-only.js';
+import { withReadOnlyDatabase, type ReadTarget } from '../store/read-only.js';
 import { ConvoduckError, QueryError } from '../shared/errors.js';
 import { pick } from './bound.js';
 import { loadReports, type ReportDefinition } from './catalog.js';
@@ -29,7 +29,7 @@ export interface ReportRows {
 }
 
 export interface ReportReaderOptions {
-  dbPath: string;
+  dbPath: ReadTarget;
   /** where the reports' `.sql` files are; default the package's sql/ */
   sqlDir?: string;
   /** where the shared relations' `.sql` files are; default the package's sql/shared/ */

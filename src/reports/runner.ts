@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { csvHeader, csvLinesSql, CsvWriter } from '../output/csv.js';
 import { sessionWallClock } from '../output/values.js';
 import { registerRedaction, type Redaction } from '../redact/outputs.js';
-import { withReadOnlyDatabase } from '../store/read-only.js';
+import { withReadOnlyDatabase, type ReadTarget } from '../store/read-only.js';
 import { ConvoduckError, InvalidInputError, QueryError } from '../shared/errors.js';
 import { createOutputDir } from '../shared/output-dir.js';
 import { pick, reportParameters, runBound, streamBound } from './bound.js';
@@ -26,7 +26,7 @@ import { parquetKvMetadata, writeColumnDocs } from './column-docs.js';
 import { reportBody } from './sql-file.js';
 
 export interface RunReportsOptions {
-  dbPath: string;
+  dbPath: ReadTarget;
   /** report names; empty or absent runs every report */
   names?: readonly string[];
   /** folder the files go to (created if missing) */

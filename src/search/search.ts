@@ -11,7 +11,7 @@ import type { Redaction } from '../redact/outputs.js';
 import type { ReportFilters } from '../filters/params.js';
 import { resolveParams } from '../filters/resolve.js';
 import { InvalidInputError } from '../shared/errors.js';
-import { withReadOnlyDatabase } from '../store/read-only.js';
+import { withReadOnlyDatabase, type ReadTarget } from '../store/read-only.js';
 import { foldSql, queryTermsSql, stemSql, WORD_IN_TEXT } from '../store/search-index/tokenize.js';
 import { sqlText } from '../store/sql.js';
 
@@ -125,7 +125,7 @@ export async function queryTerms(connection: DuckDBConnection, query: string): P
 }
 
 /** Runs a search and streams its rows to `options.out` (stdout by default). */
-export async function searchTurns(dbPath: string, options: SearchOptions): Promise<SearchResult> {
+export async function searchTurns(dbPath: ReadTarget, options: SearchOptions): Promise<SearchResult> {
   if (options.query.trim() === '') throw new InvalidInputError('the search query is empty: give the words to look for, e.g. convoduck search "refund not received"');
   return withReadOnlyDatabase(dbPath, { lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait }, async (db, attempt) => {
     const params = await resolveParams(db.connection, options.filters);

@@ -119,6 +119,22 @@ export class Database {
     return db;
   }
 
+  /**
+   * A database of no file: an in-memory instance, named `label` in messages, that a caller fills
+   * with views (store/read-source.ts: a lake, or a folder of space files).
+   */
+  static async inMemory(label: string): Promise<Database> {
+    const instance = await DuckDBInstance.create(':memory:');
+    const db = new Database(label, instance, await instance.connect());
+    try {
+      await db.run(`SET TimeZone = 'UTC'`);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return db;
+  }
+
   private static async connect(path: string, readOnly: boolean, deadline: number, memoryLimit?: string): Promise<Database> {
     const isNew = !existsSync(path);
     claim(path, readOnly);

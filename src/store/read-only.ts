@@ -15,6 +15,19 @@ export interface ReadOptions {
   onWait?: () => void;
 }
 
+/**
+ * Something read as one database that is not one file (src/sources/: a lake, a folder of space
+ * files): opened afresh for each try, closed after it.
+ */
+export interface ReadSource {
+  /** what messages call it (`lake /mnt/lake`) */
+  label: string;
+  open(): Promise<Database>;
+}
+
+/** What a command reads: one database file (its path), or a ReadSource. */
+export type ReadTarget = string | ReadSource;
+
 /** One try at the work. Once it has produced output, a lock error can no longer be retried. */
 export interface ReadAttempt {
   /** set by the work once it has written anything the caller cannot take back */
@@ -46,17 +59,18 @@ function busyMessage(dbPath: string, timeoutMs: number): string {
 }
 
 /**
- * Opens `dbPath` read-only and runs `work`, retrying (open and work both) while another
+ * Opens `target` (a file, or a ReadSource) read-only and runs `work`, retrying (open and work both) while another
  * process holds the file, for at most `lockTimeoutMs` in all. A lock error met after the work
  * set `attempt.committed` is not retried. Store errors become one-line InvalidInputError (no such
  * database) or DatabaseReadError; a file held past the bound is a DatabaseBusyError.
  */
 export async function withReadOnlyDatabase<T>(
-  dbPath: string,
+  target: ReadTarget,
   options: ReadOptions,
   work: (db: Database, attempt: ReadAttempt) => Promise<T>,
 ): Promise<T> {
-  if (!existsSync(dbPath)) {
+  const dbPath = typeof target === 'string' ? target : target.label;
+  if (typeof target === 'string' && !existsSync(dbPath)) {
     throw new InvalidInputError(`database ${dbPath} does not exist: run \`convoduck sync\` first, or pass --db FILE`);
   }
   const timeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
@@ -68,7 +82,7 @@ export async function withReadOnlyDatabase<T>(
     try {
       // No waiting inside open: this loop retries, so that the first lock is reported at once
       // and a lock met by the work (not the open) shares the same deadline.
-      db = await Database.open(dbPath, { readOnly: true, lockTimeoutMs: 0 });
+      db = typeof target === 'string' ? await Database.open(dbPath, { readOnly: true, lockTimeoutMs: 0 }) : await target.open();
       return await work(db, attempt);
     } catch (err) {
       if (!isLockError(err)) {

@@ -43,7 +43,8 @@ const SPACE_SOURCES = [
 
 /** The spaces the database holds rows of, sorted. */
 export async function storedSpaces(db: Connected): Promise<string[]> {
-  const present = new Set(await tableNames(db));
+  // views too: a lake or a folder of space files is read through views of the tables' names
+  const present = new Set([...(await tableNames(db)), ...(await viewNames(db))]);
   const sources = SPACE_SOURCES.filter((t) => present.has(t)).map((t) => `SELECT space FROM ${t}`);
   if (sources.length === 0) return [];
   const rows = await rowsOf<{ space: string }>(

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { QUERY_FORMATS } from '../../output/formats.js';
-import { resolveDbPath } from '../config/db-path.js';
+import { DB_DIR_HELP, LAKE_HELP, resolveReadTarget } from '../config/read-target.js';
 import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
 import { parseDurationArg } from '../../shared/time.js';
@@ -9,6 +9,8 @@ import { parsePositiveInt, parseRowsFormat } from '../parse.js';
 
 interface QueryFlags {
   db?: string;
+  dbDir?: string;
+  lake?: string;
   file?: string;
   format?: string;
   wait: string;
@@ -33,6 +35,8 @@ export function registerQuery(program: Command): void {
     .option('-f, --file <file>', 'read the SQL from this file (- for stdin)')
     .option('--format <format>', `output format: ${QUERY_FORMATS.join(', ')} (default: table on a terminal, else csv)`)
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
+    .option('--db-dir <dir>', DB_DIR_HELP)
+    .option('--lake <dir>', LAKE_HELP)
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .option('--max-width <n>', 'table format: cut cells longer than this', '48')
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
@@ -64,7 +68,7 @@ Exit codes: 0 ok, 1 SQL error or database busy for longer than --wait, 2 bad usa
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
       const maxCellWidth = parsePositiveInt('--max-width', flags.maxWidth);
       const [{ runQuery }, { busyNotice }] = await Promise.all([import('../../query/query.js'), import('../../store/read-only.js')]);
-      const result = await runQuery(resolveDbPath(flags.db), sql, {
+      const result = await runQuery(resolveReadTarget(flags), sql, {
         format,
         lockTimeoutMs,
         maxCellWidth,

@@ -3,6 +3,7 @@
 import { isAbsolute, relative } from 'node:path';
 import type { Redaction } from '../../redact/index.js';
 import type { ReportFilters } from '../../reports/index.js';
+import type { ReadTarget } from '../../store/read-only.js';
 import { UsageError } from '../errors.js';
 
 /** Vega and Vega-Lite take about half a second to load: only a run that draws the page pays it. */
@@ -10,7 +11,7 @@ export const loadHtmlReport = async () => (await import('../../reports/html/inde
 
 export interface HtmlCommandOptions {
   names: readonly string[];
-  dbPath: string;
+  dbPath: ReadTarget;
   outDir: string;
   filters: ReportFilters;
   now: Date;

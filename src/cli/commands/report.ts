@@ -8,7 +8,7 @@ import { NUMBER_PARAMS } from '../../filters/number-params.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../reports/choices.js';
 import type { CustomReportDir, ReportDefinition } from '../../reports/index.js';
 import { parseDurationArg } from '../../shared/time.js';
-import { resolveDbPath } from '../config/db-path.js';
+import { DB_DIR_HELP, LAKE_HELP, resolveReadTarget } from '../config/read-target.js';
 import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';
@@ -19,6 +19,8 @@ interface ReportFlags {
   out: string;
   format: string;
   db?: string;
+  dbDir?: string;
+  lake?: string;
   from?: string;
   to?: string;
   agent?: string[];
@@ -47,6 +49,8 @@ export function registerReport(program: Command): void {
     .option('--out <dir>', 'folder for the files', 'reports')
     .addOption(new Option('--format <format>', 'file format').choices(OUTPUT_FORMATS).default('csv'))
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
+    .option('--db-dir <dir>', DB_DIR_HELP)
+    .option('--lake <dir>', LAKE_HELP)
     .option('--sql-dir <dir>', 'also run the reports (.sql files) in this folder (default: $CONVODUCK_SQL_DIR)')
     .option('--from <time>', 'conversations started at or after: ISO date or date-time, 7d, 24h, yesterday… (a date is midnight in --tz)')
     .option('--to <time>', 'conversations started before (exclusive); same forms as --from')
@@ -99,7 +103,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         search: flags.search === undefined ? null : parseSearch(flags.search),
       };
       const onWait = () => process.stderr.write(busyNotice(flags.wait));
-      const dbPath = resolveDbPath(flags.db);
+      const dbPath = resolveReadTarget(flags);
       if (flags.html) {
         loadCatalog(customSqlDir); // the page uses built-in reports only, but a broken folder is still an error
         await reportHtml({ names, dbPath, outDir, filters, now, lockTimeoutMs, onWait, redaction, withText: flags.withText ?? false });

@@ -2,12 +2,14 @@ import type { Command } from 'commander';
 import { KNOWN_CHANNELS } from '../../api/types.js';
 import { QUERY_FORMATS } from '../../output/formats.js';
 import { parseDurationArg } from '../../shared/time.js';
-import { resolveDbPath } from '../config/db-path.js';
+import { DB_DIR_HELP, LAKE_HELP, resolveReadTarget } from '../config/read-target.js';
 import { UsageError } from '../errors.js';
 import { parseChoice, parsePositiveInt, parseRowsFormat } from '../parse.js';
 
 interface SearchFlags {
   db?: string;
+  dbDir?: string;
+  lake?: string;
   limit: string;
   format?: string;
   json?: boolean;
@@ -49,6 +51,8 @@ export function registerSearch(program: Command): void {
     .option('--channel <channel>', `only this channel: ${KNOWN_CHANNELS.join(' or ')}`)
     .option('--speaker <who>', `only turns of: ${SPEAKERS.join(' or ')}`)
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
+    .option('--db-dir <dir>', DB_DIR_HELP)
+    .option('--lake <dir>', LAKE_HELP)
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .option('--max-width <n>', 'table format: cut cells longer than this', '100')
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
@@ -88,7 +92,7 @@ Exit codes: 0 ok (also when nothing matches), 1 database busy for longer than --
         import('../../store/read-only.js'),
       ]);
       const now = new Date();
-      const result = await searchTurns(resolveDbPath(flags.db), {
+      const result = await searchTurns(resolveReadTarget(flags), {
         query,
         limit,
         format,
