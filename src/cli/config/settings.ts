@@ -95,6 +95,8 @@ export interface SpaceSettings extends ApiSettings {
   redactAtRest?: boolean;
   /** the config's recordings: a folder, or false */
   recordings?: string | false;
+  /** the config's shard: the shard index that owns the space, whatever the hash says */
+  shard?: number;
   /** where the key came from, for the line that says it was refused (never the key) */
   keySource: string;
   /** why the key could not be read (unset variable, unreadable file); apiKey is then empty */
@@ -166,6 +168,7 @@ function readableSpace(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv, 
     const keySource = 'env' in entry.key ? `environment variable ${entry.key.env} (${where})` : `the key file ${entry.key.file} (${where})`;
     const settings: SpaceSettings = { label: entryLabel(entry), baseUrl: entry.baseUrl, apiKey: '', keySource, keyProblem: err.message };
     if (entry.slug !== undefined) settings.slug = entry.slug;
+    if (entry.shard !== undefined) settings.shard = entry.shard;
     return settings;
   }
 }
@@ -197,5 +200,6 @@ function spaceSettings(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv):
   if (entry.eraseDeleted !== undefined) settings.eraseDeleted = entry.eraseDeleted;
   if (entry.redactAtRest !== undefined) settings.redactAtRest = entry.redactAtRest;
   if (entry.recordings !== undefined) settings.recordings = entry.recordings;
+  if (entry.shard !== undefined) settings.shard = entry.shard;
   return settings;
 }
