@@ -74,12 +74,7 @@ each line begins with its space; --json gives {dbDir, spaces: [{space, file, …
 Exit codes: 0 nothing firing, ${EXIT.alertsFiring} at least one alert firing (in any space file), 1 a report failed or the
 database stayed busy, 2 bad usage or a bad rules file (the message names the line).`,
     )
-    .action(async (flags: AlertFlags) => {
-      if (flags.metricsFile !== undefined && resolveDbLayout(flags).kind === 'dir') {
-        throw new UsageError('--metrics-file describes one database — with --db-dir, run the alert without it');
-      }
-      await withMetricsFile(alertAction)(flags);
-    });
+    .action(withMetricsFile(alertAction));
 }
 
 async function alertAction(flags: AlertFlags): Promise<void> {
