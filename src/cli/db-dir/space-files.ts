@@ -3,7 +3,7 @@
 // runs its one-database code once per file and only merges what they print.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { parseConfigFile, type SpaceEntry } from '../config/config-file.js';
+import { parseConfigFile } from '../config/config-file.js';
 import { SettingsError } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { listSpaceDbs } from '../../store/space-files.js';
@@ -65,14 +65,9 @@ export function configPins(file: string): Map<string, number | undefined> {
     if (entry.slug === undefined) {
       throw new SettingsError(`config ${file} line ${entry.line}: [[space]] #${entry.index} names no slug — shards and space files need it: add slug = "…"`);
     }
-    pins.set(entry.slug, pinOf(entry));
+    pins.set(entry.slug, entry.shard);
   }
   return pins;
-}
-
-/** The config's `shard = K` of a space, when it pins one. */
-function pinOf(entry: SpaceEntry): number | undefined {
-  return (entry as SpaceEntry & { shard?: number }).shard;
 }
 
 /**
