@@ -71,7 +71,7 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
       outcome: exitCode === EXIT.ok ? 'works' : exitCode === EXIT.auth ? 'refused' : 'fails',
       exitCode,
       requests: shown.reduce((sum, c) => sum + c.report.requests, 0),
-      ...(scope.shard ? { shard: { count: scope.shard.count, index: scope.shard.index, owns: spaces.map((s) => s.slug!) } } : {}),
+      ...(scope.shard ? { shard: { count: scope.shard.count, index: scope.shard.index, spaces: spaces.map((s) => s.slug!) } } : {}),
       spaces: shown.map((c, i) => ({ ...toJson(c.report), space: nameOf(c), ...fileOf(c, scope), error: problems[i] })),
     };
     process.stdout.write(redact(JSON.stringify(outcome, null, 2), keys) + '\n');

@@ -45,7 +45,7 @@ Examples:
   convoduck status --json | jq '.listingGaps'     # [] when every listing added up
   convoduck status --space acme-prod              # one space of a multi-space database
   convoduck status --db-dir /data/spaces          # every space file of the folder
-  convoduck status --db-dir /data/spaces --shard-count 3 --shard-index 1 --json | jq '.shard.owns'`,
+  convoduck status --db-dir /data/spaces --shard-count 3 --shard-index 1 --json | jq '.shard.spaces'`,
     )
     .action(async (flags: StatusFlags) => {
       const runs = parsePositiveInt('--runs', flags.runs);

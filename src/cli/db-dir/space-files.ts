@@ -19,7 +19,8 @@ export interface SpaceFile {
 export interface ShardScope {
   count: number;
   index: number;
-  owns: string[];
+  /** the slugs it owns */
+  spaces: string[];
 }
 
 /** The space files in DIR, sorted by slug; a missing folder or one without any is refused. */
@@ -74,14 +75,14 @@ export function configPins(file: string): Map<string, number | undefined> {
  * The spaces a shard owns among `spaces` (pins from the config win over the hash), and the scope
  * to report; unsharded, every space and a null scope.
  */
-export function ownedSpaces<T extends { slug: string }>(
+export function ownedFiles<T extends { slug: string }>(
   spaces: T[],
   spec: ShardSpec | null,
   pins: Map<string, number | undefined> = new Map(),
 ): { spaces: T[]; scope: ShardScope | null } {
   if (spec === null) return { spaces, scope: null };
   const owned = spaces.filter((s) => shardOf(s.slug, spec.count, pins.get(s.slug)) === spec.index);
-  return { spaces: owned, scope: { count: spec.count, index: spec.index, owns: owned.map((s) => s.slug) } };
+  return { spaces: owned, scope: { count: spec.count, index: spec.index, spaces: owned.map((s) => s.slug) } };
 }
 
 /**
@@ -99,11 +100,12 @@ export function scopedSpaceFiles(
     for (const slug of pins.keys()) if (!files.some((f) => f.slug === slug)) files.push({ slug, path: null });
     files.sort((a, b) => a.slug.localeCompare(b.slug));
   }
-  return ownedSpaces(pickSpaces(files, options.only ?? [], dir), options.spec, pins);
+  return ownedFiles(pickSpaces(files, options.only ?? [], dir), options.spec, pins);
 }
 
 /** `1 of 3 owns 2 spaces: a, c` — what status, check and export print after `shard` when sharded. */
 export function describeScope(scope: ShardScope): string {
-  const owns = scope.owns.length === 0 ? 'no space' : `${scope.owns.length} space${scope.owns.length === 1 ? '' : 's'}: ${scope.owns.join(', ')}`;
+  const n = scope.spaces.length;
+  const owns = n === 0 ? 'no space' : `${n} space${n === 1 ? '' : 's'}: ${scope.spaces.join(', ')}`;
   return `${scope.index} of ${scope.count} owns ${owns}`;
 }

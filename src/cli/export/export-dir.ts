@@ -12,8 +12,8 @@ import { UsageError } from '../errors.js';
 export interface DirExportSummary {
   outDir: string;
   dbDir: string;
-  /** null when not sharded */
-  shard: ShardScope | null;
+  /** only when sharded */
+  shard?: ShardScope;
   /** one export per space file written, in slug order */
   spaces: (ExportSummary & { space: string; file: string })[];
 }
@@ -51,5 +51,5 @@ export async function exportSpaceFiles(options: DirExportOptions): Promise<DirEx
     const summary = await exportTables(path, { ...options.export, onTable: options.onTable });
     written.push({ space: slug, file: path, ...summary });
   }
-  return { outDir: resolve(options.export.outDir), dbDir: options.dir, shard: scope, spaces: written };
+  return { outDir: resolve(options.export.outDir), dbDir: options.dir, ...(scope ? { shard: scope } : {}), spaces: written };
 }

@@ -14,8 +14,8 @@ export interface SpaceFileStatus {
 
 export interface DirStatus {
   dbDir: string;
-  /** null when not sharded */
-  shard: ShardScope | null;
+  /** only when sharded */
+  shard?: ShardScope;
   spaces: SpaceFileStatus[];
 }
 
@@ -38,5 +38,5 @@ export async function readDirStatus(options: DirStatusOptions): Promise<DirStatu
     const status = s.path === null ? null : await getStatus(s.path, { runs: options.runs, lockTimeoutMs: options.lockTimeoutMs, onWait: options.onWait });
     out.push({ space: s.slug, file: s.path, status });
   }
-  return { dbDir: options.dir, shard: scope, spaces: out };
+  return { dbDir: options.dir, ...(scope ? { shard: scope } : {}), spaces: out };
 }
