@@ -3,7 +3,8 @@
 // incremental run costs; two processes (the same shard twice, or two shard counts) never sync one
 // space at once; another host's lock is respected while its heartbeat moves and taken over once
 // it has stood still for the lease.
-import { renameSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateDataset, type RequestLogEntry, type Simulator } from '../src/simulator/index.js';
@@ -125,8 +126,21 @@ describe('sync --db-dir with shards', () => {
       sim.setOptions({ arrivalLagMs: 60_000 });
       sim.addConversations(2, { open: false });
     }
-    const second = await Promise.all([0, 1, 2, 3].map((i) => runCli(['sync', '--shard-count', '4', '--shard-index', String(i), '--json'], j.env)));
-    for (const r of second) expect(r.code, r.stderr).toBe(0);
+    const metrics = [0, 1, 2, 3].map((i) => join(j.dir, `..`, `shard-${i}.prom`));
+    const second = await Promise.all(
+      [0, 1, 2, 3].map((i) => runCli(['sync', '--shard-count', '4', '--shard-index', String(i), '--json', '--metrics-file', metrics[i]!], j.env)),
+    );
+    second.forEach((r, i) => {
+      expect(r.code, r.stderr).toBe(0);
+      // each shard's metrics are its own spaces' (a shard without any writes none, and says so)
+      if (json(r).spaces.length === 0) {
+        expect(existsSync(metrics[i]!)).toBe(false);
+        expect(r.stderr).toContain(`convoduck: no metrics written to ${metrics[i]!}: this run synced no space`);
+        return;
+      }
+      const stored = [...readFileSync(metrics[i]!, 'utf8').matchAll(/^convoduck_conversations_stored\{space="([^"]+)"\} \d+$/gm)].map((m) => m[1]);
+      expect(stored).toEqual(json(r).spaces.map((x) => x.space).sort());
+    });
     const secondOwners = new Map(second.flatMap((r) => json(r).spaces.map((s) => [s.space, json(r).shard!.index] as const)));
     expect([...secondOwners.keys()].sort()).toEqual(sims.map((s) => s.space));
     sims.forEach((sim, i) => {
@@ -185,10 +199,12 @@ describe('sync --db-dir with shards', () => {
     const lock = `${spaceDbPath(j.dir, held.space)}.sync-lock`;
     await runCli(['sync', '--space', sims[1]!.space], env).then((r) => expect(r.code, r.stderr).toBe(0));
     expect(existsSync(j.dir)).toBe(true);
-    // a pod on another node: a pid that means nothing here, its heartbeat advanced by rename
+    // another pod: the replaced pod of an Indexed Job index has its predecessor's hostname, but
+    // its own pid namespace, where a pid (here one that no process has on this machine) means nothing
     let beat = 0;
     const write = () => {
-      writeFileSync(`${lock}.tmp`, JSON.stringify({ host: 'convoduck-sync-2-x7k2p', pid: 999_999, token: 'elsewhere', beat: beat++ }));
+      const holder = { host: hostname(), machine: 'another boot id, another pid namespace', pid: 999_999, token: 'elsewhere', beat: beat++ };
+      writeFileSync(`${lock}.tmp`, JSON.stringify(holder));
       renameSync(`${lock}.tmp`, lock);
     };
     write();
@@ -205,7 +221,7 @@ describe('sync --db-dir with shards', () => {
       [held.space, 'skipped'],
       [sims[1]!.space, 'ok'],
     ]);
-    expect(out.spaces[0]!.error).toContain('another convoduck sync (pid 999999 on host convoduck-sync-2-x7k2p) is already writing');
+    expect(out.spaces[0]!.error).toContain(`another convoduck sync (pid 999999 on host ${hostname()}) is already writing`);
     expect(ofKind(held.requestLog, 'spaces'), 'the held space was asked nothing').toBe(0);
     expect(existsSync(lock)).toBe(true);
 
@@ -217,6 +233,26 @@ describe('sync --db-dir with shards', () => {
     expect(Date.now() - started, 'the lock is taken over only after the lease').toBeGreaterThanOrEqual(1500);
     expect(existsSync(lock), 'released after the run').toBe(false);
     await expectExact(j);
+  }, 300_000);
+
+  it('a holder whose lock was taken over stops that space: failed, exit 1, the new lock left alone', async () => {
+    const [sim] = await spaces(1, { conversations: 60, detailMs: 300 });
+    const j = job([sim!]);
+    const lock = `${spaceDbPath(j.dir, sim!.space)}.sync-lock`;
+    const running = startCli(['sync', '--json'], { ...j.env, CONVODUCK_LOCK_LEASE_MS: '1500' });
+    const deadline = Date.now() + 60_000;
+    while (ofKind(sim!.requestLog, 'conversation_detail') < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // as if this process had stalled beyond the lease and another pod had taken the space over
+    const other = JSON.stringify({ host: 'convoduck-sync-0', machine: 'elsewhere', pid: 7, token: 'new-holder', beat: 0 });
+    writeFileSync(`${lock}.tmp`, other);
+    renameSync(`${lock}.tmp`, lock);
+    const done = await running.done;
+    expect(done.code, done.stderr).toBe(1);
+    const out = json(done);
+    expect(out.spaces.map((s) => s.status)).toEqual(['failed']);
+    expect(out.spaces[0]!.error).toMatch(/^space space-01: sync failed: the sync lock .* was taken over by another process/);
+    expect(ofKind(sim!.requestLog, 'conversation_detail'), 'it stopped before fetching every detail').toBeLessThan(60);
+    expect(readFileSync(lock, 'utf8'), 'the new holder keeps its lock').toBe(other);
   }, 300_000);
 
   it('refuses what cannot be sharded or stored per space in one line, exit 2; a shard without spaces exits 0', async () => {
@@ -235,6 +271,14 @@ describe('sync --db-dir with shards', () => {
     const unnamed = await runCli(['sync', '--config', config], j.env);
     expect(unnamed.code).toBe(2);
     expect(unnamed.stderr.trim()).toMatch(/^convoduck: \[\[space\]\] #1 \(line 1\) in config .* names no slug, and --db-dir stores each space in a file named by its slug — add slug = "…" to every \[\[space\]\]$/);
+    // shards into one file each (--db): the shard's spaces, exact
+    const own = join(tempDir(), 'shard-1.duckdb');
+    const inFile = await runCli(['sync', '--db', own, '--shard-count', '2', '--shard-index', '1', '--json'], j.env);
+    expect(inFile.code, inFile.stderr).toBe(0);
+    const ownedHere = sims.filter((s) => json(inFile).shard!.spaces.includes(s.space));
+    expect(ownedHere).toContain(sims[1]!);
+    for (const sim of ownedHere) await expectStoreMatches(own, everything(sim), { space: sim.space });
+
     const noConfig = await runCli(['sync', '--db-dir', j.dir], { CONVODUCK_BASE_URL: sims[0]!.baseUrl, CONVODUCK_API_KEY: sims[0]!.apiKey });
     expect(noConfig.code).toBe(2);
     expect(noConfig.stderr.trim().split('\n')).toHaveLength(1);

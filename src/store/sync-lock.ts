@@ -2,13 +2,14 @@
 // batches so that readers get in, so a second sync would get in too.
 //
 // The lock file names its holder's host and pid and a heartbeat counter the holder advances every
-// few seconds (the file rewritten whole and renamed into place). On the holder's own host a dead
-// pid frees it; from another host (pods of one job on a shared volume) a pid means nothing, so the
-// lock is stale only once its counter has not moved for a lease, watched with this process's own
+// few seconds (the file rewritten whole and renamed into place). Where the holder's pid means
+// something (the same kernel boot and pid namespace) a dead pid frees it; anywhere else (pods of
+// one job on a shared volume, even a replaced pod with its predecessor's hostname and pid) the lock
+// is stale only once its counter has not moved for a lease, watched with this process's own
 // monotonic clock: no two machines' clocks are ever compared.
 
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
@@ -36,7 +37,10 @@ export function holderName(pid: number, host: string | null): string {
 
 /** What a lock file says of its holder. */
 export interface LockHolder {
+  /** os.hostname(), for people: pods of one Indexed Job index share it */
   host: string;
+  /** where `pid` means something: the kernel's boot id and the pid namespace */
+  machine: string;
   pid: number;
   /** one per acquisition: tells a taken-over lock from the one this process wrote */
   token: string;
@@ -72,6 +76,21 @@ function isAlive(pid: number): boolean {
 }
 
 const THIS_HOST = hostname();
+const THIS_MACHINE = machineId();
+
+/** The boot id and pid namespace (Linux); elsewhere the hostname stands for both. */
+function machineId(): string {
+  try {
+    return `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()} ${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    return THIS_HOST;
+  }
+}
+
+/** Whether the holder's pid can be tested here. */
+function local(holder: LockHolder): boolean {
+  return holder.machine === THIS_MACHINE;
+}
 
 /** The lock file's holder, or null when there is no lock file (a bare pid: a holder on this host). */
 export function readSyncLock(dbPath: string): LockHolder | null {
@@ -85,20 +104,20 @@ function readHolder(file: string): LockHolder | null {
   } catch {
     return null;
   }
-  if (/^\d+$/.test(text)) return { host: THIS_HOST, pid: Number(text), token: text, beat: 0 };
+  if (/^\d+$/.test(text)) return { host: THIS_HOST, machine: THIS_MACHINE, pid: Number(text), token: text, beat: 0 };
   try {
     const parsed = JSON.parse(text) as Partial<LockHolder>;
     if (typeof parsed.host === 'string' && Number.isInteger(parsed.pid) && typeof parsed.token === 'string' && Number.isInteger(parsed.beat)) {
-      return { host: parsed.host, pid: parsed.pid!, token: parsed.token, beat: parsed.beat! };
+      return { host: parsed.host, machine: typeof parsed.machine === 'string' ? parsed.machine : '', pid: parsed.pid!, token: parsed.token, beat: parsed.beat! };
     }
   } catch {
     // half a file cannot be seen (it is renamed into place); anything else is not a holder
   }
-  return { host: THIS_HOST, pid: 0, token: text, beat: 0 };
+  return { host: THIS_HOST, machine: THIS_MACHINE, pid: 0, token: text, beat: 0 };
 }
 
 function sameHolder(a: LockHolder, b: LockHolder): boolean {
-  return a.host === b.host && a.pid === b.pid && a.token === b.token && a.beat === b.beat;
+  return a.host === b.host && a.machine === b.machine && a.pid === b.pid && a.token === b.token && a.beat === b.beat;
 }
 
 /**
@@ -108,7 +127,7 @@ function sameHolder(a: LockHolder, b: LockHolder): boolean {
 export function syncLockHolder(dbPath: string): number | null {
   const holder = readSyncLock(dbPath);
   if (holder === null || holder.pid <= 0) return null;
-  if (holder.host !== THIS_HOST) return holder.pid;
+  if (!local(holder)) return holder.pid;
   return isAlive(holder.pid) ? holder.pid : null;
 }
 
@@ -145,7 +164,7 @@ export async function waitForSyncLock(dbPath: string, waitMs: number, signal?: A
     if ('lock' in outcome) return outcome.lock;
     const { holder } = outcome;
     const waited = now - started;
-    const foreign = holder.host !== THIS_HOST;
+    const foreign = !local(holder);
     // a foreign holder counts as alive only once its heartbeat was seen to move
     const judged = !foreign || (seen as { moved: boolean } | null)?.moved === true;
     if ((waited >= waitMs && judged) || signal?.aborted) {
@@ -161,7 +180,7 @@ export function acquireSyncLock(dbPath: string, timing: LockTiming = {}): SyncLo
   const outcome = tryAcquire(dbPath, timing.leaseMs ?? DEFAULT_LEASE_MS, () => false);
   if ('lock' in outcome) return outcome.lock;
   const { holder } = outcome;
-  throw new SyncLockedError(holder.pid, lockPathOf(dbPath), 0, holder.host !== THIS_HOST ? holder.host : null);
+  throw new SyncLockedError(holder.pid, lockPathOf(dbPath), 0, local(holder) ? null : holder.host);
 }
 
 /**
@@ -170,14 +189,14 @@ export function acquireSyncLock(dbPath: string, timing: LockTiming = {}): SyncLo
  */
 function tryAcquire(dbPath: string, leaseMs: number, foreignStale: (holder: LockHolder) => boolean): { lock: SyncLock } | { holder: LockHolder } {
   const lockPath = lockPathOf(dbPath);
-  if (heldHere.has(lockPath)) return { holder: { host: THIS_HOST, pid: process.pid, token: '', beat: 0 } };
+  if (heldHere.has(lockPath)) return { holder: { host: THIS_HOST, machine: THIS_MACHINE, pid: process.pid, token: '', beat: 0 } };
   for (let attempt = 0; attempt < 3; attempt++) {
-    const mine: LockHolder = { host: THIS_HOST, pid: process.pid, token: randomBytes(8).toString('hex'), beat: 0 };
+    const mine: LockHolder = { host: THIS_HOST, machine: THIS_MACHINE, pid: process.pid, token: randomBytes(8).toString('hex'), beat: 0 };
     if (createLockFile(lockPath, mine)) return { lock: holdLock(lockPath, mine, leaseMs) };
     const holder = readSyncLock(dbPath);
     if (holder === null) continue; // released meanwhile: try again
-    // on this host: stale unless another live process holds it (our own pid: left by an earlier process)
-    const stale = holder.host === THIS_HOST ? !(holder.pid > 0 && holder.pid !== process.pid && isAlive(holder.pid)) : foreignStale(holder);
+    // where its pid means something: stale unless another live process holds it (our own pid: left by an earlier process)
+    const stale = local(holder) ? !(holder.pid > 0 && holder.pid !== process.pid && isAlive(holder.pid)) : foreignStale(holder);
     if (!stale) return { holder };
     takeOver(lockPath, holder);
   }
@@ -207,7 +226,7 @@ function createLockFile(lockPath: string, holder: LockHolder): boolean {
  * before), it is put back.
  */
 function takeOver(lockPath: string, stale: LockHolder): void {
-  const aside = `${lockPath}.${THIS_HOST}.${process.pid}.stale`;
+  const aside = `${lockPath}.${THIS_HOST}.${process.pid}.${randomBytes(8).toString('hex')}.stale`;
   try {
     renameSync(lockPath, aside);
   } catch (err) {

@@ -37,7 +37,7 @@ function layoutPaths(flags: { db?: string; dbDir?: string }): string[] {
 async function writeMetricsAfterRun(dbPaths: string[], file: string): Promise<void> {
   const present = dbPaths.filter((p) => existsSync(p));
   if (present.length === 0) {
-    const what = dbPaths.length === 1 ? `database ${dbPaths[0]} does not exist yet` : 'no database of this run exists yet';
+    const what = dbPaths.length === 1 ? `database ${dbPaths[0]} does not exist yet` : dbPaths.length === 0 ? 'this run synced no space' : 'no database of this run exists yet';
     process.stderr.write(`convoduck: no metrics written to ${file}: ${what}\n`);
     return;
   }

@@ -91,16 +91,20 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     // each space's own retain_days / erase_deleted, else the flags', in the space's file
     const retained = summary.spaces.filter((o) => o.summary && o.status !== 'interrupted');
     for (const file of new Set(retained.map((o) => o.dbPath))) {
-      await retainAfterSync(
-        file,
-        retained
-          .filter((o) => o.dbPath === file)
-          .map((o) => ({
-            space: o.space,
-            retainDays: spaces[o.target]!.retainDays ?? run.retention.retainDays,
-            eraseDeletedAtSource: spaces[o.target]!.eraseDeleted ?? run.retention.eraseDeletedAtSource,
-          })),
-      );
+      const policies = retained
+        .filter((o) => o.dbPath === file)
+        .map((o) => ({
+          space: o.space,
+          retainDays: spaces[o.target]!.retainDays ?? run.retention.retainDays,
+          eraseDeletedAtSource: spaces[o.target]!.eraseDeleted ?? run.retention.eraseDeletedAtSource,
+        }));
+      try {
+        await retainAfterSync(file, policies);
+      } catch (err) {
+        // another sync took a space's file between its crawl and its retention: it erases after its own run
+        if (layout.kind === 'file' || !(err instanceof SyncLockedError)) throw err;
+        process.stderr.write(`convoduck: space ${policies[0]!.space}: retention left to the sync that now holds ${file} (${holderName(err.pid, err.host)})\n`);
+      }
     }
     const skipped = unreadable.map((s) => `${s.keyProblem} (this space skipped; the others ran)`);
     const lines = [...summary.spaces.map((o) => lineOf(o, spaces[o.target]!)), ...skipped];
