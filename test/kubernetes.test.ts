@@ -149,8 +149,8 @@ describe('docs/kubernetes.md: the manifests as written', () => {
     expect(job.template.spec.restartPolicy).toBe('Never');
     expect(job.backoffLimitPerIndex ?? job.backoffLimit).toBeGreaterThan(0);
     const rules = job.podFailurePolicy!.rules;
-    // bad settings fail the Job at once: every shard reads the same config
-    expect(rules.find((r) => r.onExitCodes?.values.includes(2))?.action).toBe('FailJob');
+    // bad settings and a refused key are never retried; the other shards finish
+    expect(rules.find((r) => r.onExitCodes?.values.includes(2))?.action).toBe('FailIndex');
     expect(rules.find((r) => r.onExitCodes?.values.includes(3))?.action).toBe('FailIndex');
     for (const r of rules) if (r.onExitCodes) expect(r.onExitCodes.containerName).toBe(containerOf(job).name);
 
