@@ -42,10 +42,9 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     const spaces = configured.filter((s) => !s.keyProblem);
     const only = asked.filter((slug) => !unreadable.some((s) => s.slug === slug));
     keys = spaces.map((s) => s.apiKey);
-    const dbPath = layout.kind === 'file' ? layout.path : layout.dir;
     metrics.dbPaths = layout.kind === 'file' ? [layout.path] : [];
-    const shardLine = describeShard(scope);
-    if (shardLine !== null) process.stderr.write(`${shardLine}\n`);
+    // (a shard that owns nothing says so last, as its one line)
+    if (scope.owned.length > 0 && scope.shard !== null) process.stderr.write(`${describeShard(scope)}\n`);
     const atRest = resolveRedactAtRest(flags.redactAtRest, spaces.map((s) => s.redactAtRest));
     const targets: (SpaceTarget & { recordingsDir: string | null })[] = spaces.map((s, i) => ({
       label: s.label,
@@ -117,7 +116,8 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     if (scope.shard !== null && scope.owned.length === 0) process.stderr.write(`convoduck: ${describeShard(scope)}\n`);
     const exitCode = exitCodeOf(summary.spaces, skipped.length > 0);
     if (flags.json) {
-      const problems = lines.filter((l): l is string => l !== null);
+      // a space left to another sync is no problem of this run, unless every space was
+      const problems = lines.filter((l, i): l is string => l !== null && (exitCode === EXIT.busy || summary.spaces[i]?.status !== 'skipped'));
       const error = problems.length === 0 ? null : problems.length === 1 ? problems[0]! : `${problems.length} of ${summary.spaces.length} spaces did not end well: ${problems.join('; ')}`;
       const inDir = layout.kind === 'dir';
       const outcome = {
