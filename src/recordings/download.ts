@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, statfs } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { extensionOf, wavDurationSeconds } from './link.js';
@@ -43,6 +43,29 @@ export interface DownloadTarget {
 /** The temporary name a download is written to before it is complete. */
 export function partialPath(stem: string): string {
   return `${stem}.part`;
+}
+
+/**
+ * Removes the temporary files under `dir` last written before `beforeMs`: downloads a killed run
+ * left, which no later run may finish (their conversation is past the retry window, or erased).
+ */
+export async function removeLeftParts(dir: string, beforeMs: number): Promise<number> {
+  let entries;
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch {
+    return 0; // no folder yet: nothing was ever downloaded
+  }
+  let removed = 0;
+  for (const e of entries) {
+    if (!e.isFile() || !e.name.endsWith('.part')) continue;
+    const file = path.join(e.parentPath, e.name);
+    const written = await stat(file).then((s) => s.mtimeMs, () => null);
+    if (written === null || written >= beforeMs) continue;
+    await rm(file, { force: true });
+    removed++;
+  }
+  return removed;
 }
 
 /** Room left on the disk holding `dir` (bytes), or null when it cannot be read. */

@@ -9,6 +9,8 @@ const REDRAW_EVERY_MS = 200;
 
 export function spacesProgressPrinter(stream: NodeJS.WriteStream = process.stderr): {
   update: (space: string, p: SyncProgress) => void;
+  /** a line of its own: on a terminal it goes above the block, which is drawn again below it */
+  say: (line: string) => void;
   finish: () => void;
 } {
   const tty = stream.isTTY === true;
@@ -47,6 +49,11 @@ export function spacesProgressPrinter(stream: NodeJS.WriteStream = process.stder
       if (last && last.phase === p.phase && now - last.at < LOG_EVERY_MS) return;
       lastLog.set(space, { at: now, phase: p.phase });
       if (p.phase !== 'done') stream.write(`${new Date(now).toISOString()} ${space}: ${progressLine(p)}\n`);
+    },
+    say(line) {
+      this.finish();
+      stream.write(`${line}\n`);
+      if (tty && latest.size > 0) draw();
     },
     finish() {
       if (tty && drawnLines > 0) {
