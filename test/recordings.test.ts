@@ -106,6 +106,20 @@ describe('sync --recordings', () => {
     expect([sum('recordings_expected'), sum('recordings_stored'), sum('recordings_missing'), sum('recordings_expired')]).toEqual([truth.size, truth.size - missing, missing, 0]);
   }, 120_000);
 
+  it('stores recordings of megabytes byte-exact, and says nothing of them on stderr but its counts', async () => {
+    const s = await sim({ seed: 51, conversations: 10, recordings: { extraSeconds: 150 } });
+    const db = join(dir, 'large.duckdb');
+    const out = join(dir, 'large');
+    const run = await runCli(['sync', '--recordings', out], envFor(s, db));
+    expect(run.code, run.stderr).toBe(0);
+    const truth = s.recordingTruth();
+    expect(Math.min(...[...truth.values()].map((t) => t.bytes))).toBeGreaterThan(1_000_000);
+    const stored = await rows(db);
+    expect(stored.map((r) => [r.conversation_id, r.state, sha(r.path!)])).toEqual([...truth].map(([id, t]) => [id, 'stored', t.sha256]).sort());
+    // no warning of a leak (one listener per chunk of a long file), nothing but the crawl's own lines
+    expect(run.stderr).not.toMatch(/Warning|Error/);
+  }, 120_000);
+
   it('renews a link that expired before its download with one detail request, then stores it on a later run', async () => {
     const s = await sim({ seed: 42, conversations: 40, recordingLinkSeconds: 0 });
     const db = join(dir, 'expired.duckdb');

@@ -4,6 +4,7 @@
 // a file over the size limit or a disk too full are outcomes, never exceptions.
 
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
@@ -121,7 +122,8 @@ export async function downloadRecording(link: string, t: DownloadTarget): Promis
       if (bytes > t.maxBytes) throw new LimitError(`over ${t.maxBytes} bytes`);
       if (head.length < 44) head = Buffer.concat([head, chunk.subarray(0, 44 - head.length)]);
       hash.update(chunk);
-      if (!out.write(chunk)) await new Promise<void>((r) => (out.once('drain', () => r()), out.once('error', () => r())));
+      // events.once removes its listeners either way: one per chunk left behind would pile up on a long file
+      if (!out.write(chunk)) await once(out, 'drain').catch(() => undefined);
       await t.bandwidth.take(chunk.length);
     }
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
