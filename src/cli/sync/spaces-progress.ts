@@ -32,6 +32,13 @@ export function spacesProgressPrinter(stream: NodeJS.WriteStream = process.stder
     drawnLines = latest.size;
   };
 
+  const clear = (): void => {
+    if (tty && drawnLines > 0) {
+      stream.write(`\x1b[${drawnLines}A${'\r\x1b[2K\n'.repeat(drawnLines)}\x1b[${drawnLines}A`);
+    }
+    drawnLines = 0;
+  };
+
   return {
     update(space, p) {
       const now = Date.now();
@@ -51,15 +58,10 @@ export function spacesProgressPrinter(stream: NodeJS.WriteStream = process.stder
       if (p.phase !== 'done') stream.write(`${new Date(now).toISOString()} ${space}: ${progressLine(p)}\n`);
     },
     say(line) {
-      this.finish();
+      clear();
       stream.write(`${line}\n`);
       if (tty && latest.size > 0) draw();
     },
-    finish() {
-      if (tty && drawnLines > 0) {
-        stream.write(`\x1b[${drawnLines}A${'\r\x1b[2K\n'.repeat(drawnLines)}\x1b[${drawnLines}A`);
-      }
-      drawnLines = 0;
-    },
+    finish: clear,
   };
 }
