@@ -200,8 +200,16 @@ describe('forget --db-dir', () => {
     expect(unknown.stderr).toMatch(/^convoduck: forget: no conversation "no-such-conversation" in any space file of .*; nothing was erased\n$/);
     expect(files.map(sha)).toEqual(hashes);
 
-    const res = await runCli(['forget', '--db-dir', copy, '--id', a!, '--id', b!]);
+    const lake = join(fileDir('forget-lake'), 'lake');
+    const exported = await runCli(['export', '--db-dir', copy, '--out', lake, '--partition-by', 'space,day']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const before = (await lakeRows(lake)).conversations!;
+    expect(before.filter((k) => k.startsWith(`${a}|`) || k.startsWith(`${b}|`))).toHaveLength(2);
+
+    const res = await runCli(['forget', '--db-dir', copy, '--id', a!, '--id', b!, '--out', lake]);
     expect(res.code, res.stderr).toBe(0);
+    // the lake lost exactly those two, each rewritten from the file that held it
+    expect((await lakeRows(lake)).conversations).toEqual(before.filter((k) => !k.startsWith(`${a}|`) && !k.startsWith(`${b}|`)));
     expect(res.stdout.split('\n').filter(Boolean).map((l) => l.split('\t').slice(0, 2))).toEqual(
       expect.arrayContaining([[a, 'space-02'], [b, 'space-03']]),
     );

@@ -155,7 +155,7 @@ describe('sync --db-dir with shards', () => {
 
   it('the same shard twice and another shard count at once: no space synced by two processes at the same time', async () => {
     // slow details keep each space's run going for seconds, so that the processes meet
-    const sims = await spaces(4, { conversations: 40, detailMs: 150 });
+    const sims = await spaces(4, { conversations: 40, detailMs: 1_000 });
     const j = job(sims);
     const runs = await Promise.all([
       runCli(['sync', '--shard-count', '2', '--shard-index', '0', '--json'], j.env),
@@ -236,7 +236,7 @@ describe('sync --db-dir with shards', () => {
   }, 300_000);
 
   it('a holder whose lock was taken over stops that space: failed, exit 1, the new lock left alone', async () => {
-    const [sim] = await spaces(1, { conversations: 60, detailMs: 300 });
+    const [sim] = await spaces(1, { conversations: 100, detailMs: 1_000 });
     const j = job([sim!]);
     const lock = `${spaceDbPath(j.dir, sim!.space)}.sync-lock`;
     const running = startCli(['sync', '--json'], { ...j.env, CONVODUCK_LOCK_LEASE_MS: '1500' });
@@ -251,7 +251,7 @@ describe('sync --db-dir with shards', () => {
     const out = json(done);
     expect(out.spaces.map((s) => s.status)).toEqual(['failed']);
     expect(out.spaces[0]!.error).toMatch(/^space space-01: sync failed: the sync lock .* was taken over by another process/);
-    expect(ofKind(sim!.requestLog, 'conversation_detail'), 'it stopped before fetching every detail').toBeLessThan(60);
+    expect(ofKind(sim!.requestLog, 'conversation_detail'), 'it stopped before fetching every detail').toBeLessThan(100);
     expect(readFileSync(lock, 'utf8'), 'the new holder keeps its lock').toBe(other);
   }, 300_000);
 

@@ -15,6 +15,8 @@ export interface SyncFlags extends RunFlags {
   shardIndex?: string;
   /** --recordings DIR */
   recordings?: string;
+  /** --recordings-bandwidth RATE */
+  recordingsBandwidth?: string;
   baseUrl?: string;
   apiKeyFile?: string;
   config?: string;

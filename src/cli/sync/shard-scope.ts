@@ -19,7 +19,7 @@ export interface ShardFlags {
 export interface SyncScope {
   layout: DbLayout;
   /** null: not sharded (every space of the config) */
-  shard: (ShardSpec & { from: '--shard-index' | 'JOB_COMPLETION_INDEX' }) | null;
+  shard: ShardSpec | null;
   /** the config's spaces this run crawls, in the config's order */
   owned: SpaceSettings[];
   /** how many spaces the config lists */
@@ -29,9 +29,7 @@ export interface SyncScope {
 /** The layout and shard from the flags and environment (exit 2 when they contradict each other). */
 export function resolveLayoutAndShard(flags: ShardFlags, env: NodeJS.ProcessEnv = process.env): Pick<SyncScope, 'layout' | 'shard'> {
   const layout = resolveDbLayout({ db: flags.db, dbDir: flags.dbDir }, env);
-  const spec = resolveShardSpec(flags.shardCount, flags.shardIndex, env);
-  const shard = spec === null ? null : { ...spec, from: flags.shardIndex !== undefined ? ('--shard-index' as const) : ('JOB_COMPLETION_INDEX' as const) };
-  return { layout, shard };
+  return { layout, shard: resolveShardSpec(flags.shardCount, flags.shardIndex, env) };
 }
 
 /** Whether the run needs the config file's spaces by slug (a folder of space files, or shards). */

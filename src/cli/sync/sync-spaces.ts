@@ -16,7 +16,7 @@ import { spacesProgressPrinter } from './spaces-progress.js';
 import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './outcome.js';
 import { interruptible, parseRunFlags } from './flags.js';
 import { retainAfterSync } from './retain-after-sync.js';
-import { recordingsDir, recordingsHook } from './recordings.js';
+import { recordingsDir, recordingsHook, recordingsRun } from './recordings.js';
 import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
 import { describeShard, needsSlugs, ownedSpaces, resolveLayoutAndShard, type SyncScope } from './shard-scope.js';
 import { runSpaces, type RunSpaceOutcome, type RunSpacesSummary } from './run-spaces.js';
@@ -42,10 +42,9 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     const spaces = configured.filter((s) => !s.keyProblem);
     const only = asked.filter((slug) => !unreadable.some((s) => s.slug === slug));
     keys = spaces.map((s) => s.apiKey);
-    const dbPath = layout.kind === 'file' ? layout.path : layout.dir;
     metrics.dbPaths = layout.kind === 'file' ? [layout.path] : [];
-    const shardLine = describeShard(scope);
-    if (shardLine !== null) process.stderr.write(`${shardLine}\n`);
+    // (a shard that owns nothing says so last, as its one line)
+    if (scope.owned.length > 0 && scope.shard !== null) process.stderr.write(`${describeShard(scope)}\n`);
     const atRest = resolveRedactAtRest(flags.redactAtRest, spaces.map((s) => s.redactAtRest));
     const targets: (SpaceTarget & { recordingsDir: string | null })[] = spaces.map((s, i) => ({
       label: s.label,
@@ -59,13 +58,14 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
       ...(s.slug !== undefined ? { slug: s.slug } : {}),
     }));
     const progress = spacesProgressPrinter();
+    const recordings = recordingsRun(flags.recordingsBandwidth, targets.map((t) => t.recordingsDir), run.full === true, progress.say);
     let summary: RunSpacesSummary = { spaces: [], seconds: 0 };
     try {
       preferSmallHeap();
       // (every space asked for has an unreadable key: nothing to crawl)
       if (targets.length > 0 && !(asked.length > 0 && only.length === 0)) summary = await interruptible((signal) =>
         runSpaces(
-          targets.map(({ recordingsDir: dir, ...t }) => ({ ...t, recordings: recordingsHook(dir, run.full === true, signal) })),
+          targets.map(({ recordingsDir: dir, ...t }) => ({ ...t, recordings: recordingsHook(dir, recordings, signal) })),
           layout,
           {
             only,
@@ -117,7 +117,8 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     if (scope.shard !== null && scope.owned.length === 0) process.stderr.write(`convoduck: ${describeShard(scope)}\n`);
     const exitCode = exitCodeOf(summary.spaces, skipped.length > 0);
     if (flags.json) {
-      const problems = lines.filter((l): l is string => l !== null);
+      // a space left to another sync is no problem of this run, unless every space was
+      const problems = lines.filter((l, i): l is string => l !== null && (exitCode === EXIT.busy || summary.spaces[i]?.status !== 'skipped'));
       const error = problems.length === 0 ? null : problems.length === 1 ? problems[0]! : `${problems.length} of ${summary.spaces.length} spaces did not end well: ${problems.join('; ')}`;
       const inDir = layout.kind === 'dir';
       const outcome = {
