@@ -2,6 +2,7 @@
 // and a pod of one of them played on this machine: its container's shell script run by /bin/sh,
 // its environment from the manifest, every volume's mount path mapped to a folder of the test.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { expect } from 'vitest';
 import { recipe } from './doc-recipes.js';
@@ -101,7 +102,35 @@ export function startPod(script: string, env: Record<string, string>, cwd: strin
   return { child, done };
 }
 
-/** SIGKILL to every process of the pod, as a node that dies or an OOM kill does. */
-export function killPod(pod: PodRun): void {
+/** The processes of the pod's group (Linux /proc), by pid. */
+function podProcesses(pod: PodRun): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid pgrp …: comm may hold spaces, so read after its closing parenthesis
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (pgrp === pod.child.pid) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/**
+ * SIGKILL to every process of the pod, as a node that dies or an OOM kill does; resolves once
+ * every one of them is gone (reaped, not a zombie), as Kubernetes replaces a pod only once it has
+ * terminated.
+ */
+export async function killPod(pod: PodRun): Promise<void> {
+  const pids = podProcesses(pod);
   process.kill(-pod.child.pid!, 'SIGKILL');
+  await pod.done;
+  const until = Date.now() + 60_000;
+  while (pids.some((pid) => existsSync(`/proc/${pid}`))) {
+    if (Date.now() > until) throw new Error(`the pod's processes ${pids.join(', ')} were not reaped within 60 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
