@@ -131,8 +131,8 @@ export function resolveSpaces(
   return resolveConfigSpaces(configFile, process.env, options);
 }
 
-/** Reads the config file and each space's key (from its environment variable or key file). */
-export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = process.env, options: ResolveOptions = {}): SpaceSettings[] {
+/** The config file's [[space]] tables, keys not read; an unreadable file is one line. */
+export function readConfigEntries(file: string): SpaceEntry[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -140,7 +140,12 @@ export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = proce
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw new SettingsError(`cannot read the config file ${file} (${code}): pass --config (or CONVODUCK_CONFIG) with a readable TOML file`);
   }
-  const entries = parseConfigFile(text, file);
+  return parseConfigFile(text, file);
+}
+
+/** Reads the config file and each space's key (from its environment variable or key file). */
+export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = process.env, options: ResolveOptions = {}): SpaceSettings[] {
+  const entries = readConfigEntries(file);
   const spaces = entries.map((entry) => ({ entry, settings: readableSpace(entry, file, env, options) }));
   // Two tables with other names for the same key at the same address are the same space.
   for (let i = 0; i < spaces.length; i++) {

@@ -2,9 +2,8 @@
 // command works on (every file, those of --space, or those a shard owns), so that each command
 // runs its one-database code once per file and only merges what they print.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { parseConfigFile } from '../config/config-file.js';
-import { SettingsError } from '../config/settings.js';
+import { existsSync } from 'node:fs';
+import { readConfigEntries, SettingsError } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { listSpaceDbs } from '../../store/space-files.js';
 import { resolveShardSpec, shardOf, type ShardSpec } from '../../shared/shards.js';
@@ -54,15 +53,8 @@ export function shardSpecOf(flags: { shardCount?: string; shardIndex?: string },
  * shard owns a space; only the slugs are read, never the keys. Sharding needs every space's slug.
  */
 export function configPins(file: string): Map<string, number | undefined> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new SettingsError(`cannot read the config file ${file} (${code}): pass --config (or CONVODUCK_CONFIG) with a readable TOML file`);
-  }
   const pins = new Map<string, number | undefined>();
-  for (const entry of parseConfigFile(text, file)) {
+  for (const entry of readConfigEntries(file)) {
     if (entry.slug === undefined) {
       throw new SettingsError(`config ${file} line ${entry.line}: [[space]] #${entry.index} names no slug — shards and space files need it: add slug = "…"`);
     }
