@@ -9,6 +9,7 @@ import { fixed } from './measure.js';
 import type { NormaliseResult } from './normalise.js';
 import { int, secs, type Goal } from './print.js';
 import type { RealDataResult } from './real-data.js';
+import { lakeDocTable, type LakeResult } from './lake.js';
 import type { ReportsResult } from './reports.js';
 import type { ScaleResult } from './scale.js';
 import type { SpacesResult } from './many-keys.js';
@@ -30,6 +31,7 @@ export interface BenchFigures {
     stored?: StoredResult[];
     realdata?: RealDataResult;
     search?: SearchBenchResult;
+    lake?: LakeResult;
   };
   /** the goals each section added, by section */
   goals: Record<string, Goal[]>;
@@ -186,6 +188,7 @@ export const BLOCKS: Record<string, Block> = {
   stored: { section: 'stored', render: storedTable },
   realdata: { section: 'realdata', render: realDataTables },
   search: { section: 'search', render: (f) => searchDocTable(f.sections.search!) },
+  lake: { section: 'lake', render: (f) => lakeDocTable(f.sections.lake!) },
 };
 
 /** The goals a block states, in one line: each with its verdict, or a count when there are many. */
