@@ -175,9 +175,13 @@ describe('report --lake and --db-dir: the bytes of one database', () => {
   }, 300_000);
 
   it('query, search and --space read the lake and the space files as the database', async () => {
-    const sql = `SELECT * FROM conversations ORDER BY id; `;
-    const turns = `SELECT * FROM transcript_turns ORDER BY conversation_id, seq`;
-    for (const q of [sql, turns, 'SELECT * FROM agents ORDER BY id', 'SELECT * FROM tool_calls ORDER BY conversation_id, seq']) {
+    const tables = [
+      'SELECT * FROM conversations ORDER BY id',
+      'SELECT * FROM transcript_turns ORDER BY conversation_id, seq',
+      'SELECT * FROM agents ORDER BY id',
+      'SELECT * FROM tool_calls ORDER BY conversation_id, seq',
+    ];
+    for (const q of tables) {
       expect(await ok(['query', '--format', 'json', '--lake', lake, q])).toBe(await ok(['query', '--format', 'json', '--db', one, q]));
       expect(await ok(['query', '--format', 'json', '--db-dir', spaceDir, q])).toBe(await ok(['query', '--format', 'json', '--db', merged, q]));
     }
@@ -185,13 +189,13 @@ describe('report --lake and --db-dir: the bytes of one database', () => {
     expect(await ok([...search, '--lake', lake])).toBe(await ok([...search, '--db', one]));
     expect(await ok([...search, '--db-dir', spaceDir])).toBe(await ok([...search, '--db', merged]));
     const slug = readdirSync(spaceDir)[0]!.replace(/\.duckdb$/, '');
-    const bySpace = async (source: string[]) => {
-      const out = join(root, `space-${source[0]!.slice(2)}`);
+    const bySpace = async (name: string, source: string[]) => {
+      const out = join(root, `space-${name}`);
       await ok(['report', 'outcomes', 'node_funnel', '--space', slug, '--out', out, ...PERIOD, ...source]);
       return [...files(out).values()].map((b) => b.toString());
     };
-    expect(await bySpace(['--lake', lake])).toEqual(await bySpace(['--db', one]));
-    expect(await bySpace(['--db-dir', spaceDir])).toEqual(await bySpace(['--db', merged]));
+    expect(await bySpace('lake', ['--lake', lake])).toEqual(await bySpace('one', ['--db', one]));
+    expect(await bySpace('dir', ['--db-dir', spaceDir])).toEqual(await bySpace('merged', ['--db', merged]));
   }, 300_000);
 
   it('a lake that is not there or not an export, and --lake beside --db or --db-dir: one line, exit 2, nothing written', async () => {
