@@ -10,6 +10,7 @@ import type { NormaliseResult } from './normalise.js';
 import { int, secs, type Goal } from './print.js';
 import type { RealDataResult } from './real-data.js';
 import { lakeDocTable, type LakeResult } from './lake.js';
+import type { RecordingsBenchResult } from './recordings.js';
 import type { ReportsResult } from './reports.js';
 import type { ScaleResult } from './scale.js';
 import type { SpacesResult } from './many-keys.js';
@@ -32,6 +33,7 @@ export interface BenchFigures {
     realdata?: RealDataResult;
     search?: SearchBenchResult;
     lake?: LakeResult;
+    recordings?: RecordingsBenchResult;
   };
   /** the goals each section added, by section */
   goals: Record<string, Goal[]>;
@@ -178,6 +180,20 @@ function realDataTables(f: BenchFigures): string {
   return `${long}\n\n${mix}`;
 }
 
+function recordingsTable(f: BenchFigures): string {
+  const rows = f.sections.recordings!.runs.map((x) => [
+    x.recordings ? 'with `--recordings`' : 'without',
+    secs(x.wallSec),
+    int(x.apiRequests),
+    bold(`${fixed(x.utilisation * 100, 1)}%`),
+    int(x.stored),
+    fixed(x.bytes / 1e6, 1),
+    fixed(x.bytesPerSec / 1e6, 2),
+    bold(fixed(x.maxRssMb, 0)),
+  ]);
+  return markdownTable(['sync', 'wall s', 'API requests', 'key budget used', 'recordings stored', 'MB stored', 'MB/s', 'peak RSS MB'], rows);
+}
+
 export const BLOCKS: Record<string, Block> = {
   budget: { section: 'budget', render: budgetTable },
   'crawl-requests': { section: 'crawl', render: crawlRequestsTable, goals: (g) => g.what.startsWith('request overhead') },
@@ -189,6 +205,7 @@ export const BLOCKS: Record<string, Block> = {
   realdata: { section: 'realdata', render: realDataTables },
   search: { section: 'search', render: (f) => searchDocTable(f.sections.search!) },
   lake: { section: 'lake', render: (f) => lakeDocTable(f.sections.lake!) },
+  recordings: { section: 'recordings', render: recordingsTable },
 };
 
 /** The goals a block states, in one line: each with its verdict, or a count when there are many. */

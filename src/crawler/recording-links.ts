@@ -28,6 +28,11 @@ export class RecordingLinks {
     }
   }
 
+  /** How far the downloads are (null: none queued yet). */
+  progress(): ReturnType<RecordingHook['progress']> | null {
+    return this.hook?.progress() ?? null;
+  }
+
   /** After the details: waits for the downloads; unless stopped, also fetches what is still owed. */
   async finish(stopped: boolean): Promise<void> {
     this.links.clear();

@@ -141,6 +141,7 @@ export class SyncRun {
       }
       await this.writer.idle();
       // the recordings' downloads end with the run (a stopped run only waits for those under way)
+      if (this.recordings && !this.aborted) this.setPhase('recordings');
       await this.recordings?.finish(this.aborted);
       await this.writer.idle();
       if (this.fatal) throw this.fatal;
@@ -274,6 +275,7 @@ export class SyncRun {
       requestsLeft: this.requestsLeft(limiter.inFlight),
       waiting: this.sendWait.waiting(limiter, now),
       connection: this.client.connectionTrouble,
+      recordings: this.recordings?.progress() ?? null,
     });
   }
 
@@ -281,6 +283,8 @@ export class SyncRun {
   private requestsLeft(inFlight: number): number | null {
     if (this.phase === 'details') return Math.max(0, (this.details?.total ?? 0) - (this.details?.done ?? 0) - inFlight);
     if (this.phase === 'dimensions') return this.dimensions?.requestsLeft(inFlight) ?? null;
+    // each recording owed by earlier runs costs one Get conversation for a fresh link
+    if (this.phase === 'recordings') return this.recordings?.progress()?.linksLeft ?? null;
     if (this.phase !== 'listing') return null;
     const total = this.lister?.total ?? null;
     if (total === null) return null;

@@ -55,6 +55,14 @@ export interface RecordingHook {
   stored(id: string, link: string, startedAt: string | null): void;
   /** after the details: waits for the downloads (and fetches what earlier runs still owe) */
   finish(): Promise<unknown>;
+  progress(): RecordingsProgress & { linksLeft: number | null };
+}
+
+/** Downloads of recordings finished (stored or not) of those known so far, and the bytes stored. */
+export interface RecordingsProgress {
+  done: number;
+  total: number;
+  bytes: number;
 }
 
 /** Where one space's API is, its key, and how its client behaves. */
@@ -73,7 +81,7 @@ export interface ClientSettings {
 
 export interface SyncOptions extends CrawlOptions, ClientSettings {}
 
-export type SyncPhase = 'dimensions' | 'listing' | 'details' | 'done';
+export type SyncPhase = 'dimensions' | 'listing' | 'details' | 'recordings' | 'done';
 
 export interface SyncProgress {
   phase: SyncPhase;
@@ -106,6 +114,8 @@ export interface SyncProgress {
   waiting: { reason: WaitReason; forMs: number; nextInMs: number | null } | null;
   /** requests cannot connect (refused, unknown host…) and are being retried: what fails, and the attempt due */
   connection?: ConnectionTrouble | null;
+  /** `sync --recordings`: the downloads, once the first is queued */
+  recordings?: RecordingsProgress | null;
 }
 
 export type SyncStatus = 'ok' | 'errors' | 'interrupted';

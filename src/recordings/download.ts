@@ -4,8 +4,9 @@
 // a file over the size limit or a disk too full are outcomes, never exceptions.
 
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, statfs } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { extensionOf, wavDurationSeconds } from './link.js';
@@ -43,6 +44,29 @@ export interface DownloadTarget {
 /** The temporary name a download is written to before it is complete. */
 export function partialPath(stem: string): string {
   return `${stem}.part`;
+}
+
+/**
+ * Removes the temporary files under `dir` last written before `beforeMs`: downloads a killed run
+ * left, which no later run may finish (their conversation is past the retry window, or erased).
+ */
+export async function removeLeftParts(dir: string, beforeMs: number): Promise<number> {
+  let entries;
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch {
+    return 0; // no folder yet: nothing was ever downloaded
+  }
+  let removed = 0;
+  for (const e of entries) {
+    if (!e.isFile() || !e.name.endsWith('.part')) continue;
+    const file = path.join(e.parentPath, e.name);
+    const written = await stat(file).then((s) => s.mtimeMs, () => null);
+    if (written === null || written >= beforeMs) continue;
+    await rm(file, { force: true });
+    removed++;
+  }
+  return removed;
 }
 
 /** Room left on the disk holding `dir` (bytes), or null when it cannot be read. */
@@ -98,7 +122,8 @@ export async function downloadRecording(link: string, t: DownloadTarget): Promis
       if (bytes > t.maxBytes) throw new LimitError(`over ${t.maxBytes} bytes`);
       if (head.length < 44) head = Buffer.concat([head, chunk.subarray(0, 44 - head.length)]);
       hash.update(chunk);
-      if (!out.write(chunk)) await new Promise<void>((r) => (out.once('drain', () => r()), out.once('error', () => r())));
+      // events.once removes its listeners either way: one per chunk left behind would pile up on a long file
+      if (!out.write(chunk)) await once(out, 'drain').catch(() => undefined);
       await t.bandwidth.take(chunk.length);
     }
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));

@@ -11,7 +11,7 @@ import type { ApiClient } from '../api/client.js';
 import { NotFoundError } from '../api/errors.js';
 import type { Database } from '../store/database.js';
 import { owedRecordings, saveRecording, type RecordingState } from '../store/recordings.js';
-import { Bandwidth, downloadRecording, type DownloadOutcome } from './download.js';
+import { Bandwidth, downloadRecording, removeLeftParts, type DownloadOutcome } from './download.js';
 import { linkExpired } from './link.js';
 
 export interface RecordingSettings {
@@ -25,6 +25,8 @@ export interface RecordingSettings {
   maxBytes?: number;
   /** all downloads together (default unlimited) */
   bytesPerSecond?: number | null;
+  /** a cap shared with other spaces' downloads (the run's); else one of bytesPerSecond for this space */
+  bandwidth?: Bandwidth;
   /** conversations started this recently are tried again on later runs (default 7 days) */
   recentDays?: number;
   timeoutMs?: number;
@@ -45,6 +47,17 @@ export interface RecordingCounters {
   renewed: number;
 }
 
+/** How far the recordings of a run are: while the crawl goes on, and while what is owed is fetched. */
+export interface RecordingProgress {
+  /** downloads finished (stored or not) */
+  done: number;
+  /** downloads queued so far, and what earlier runs owe once that is known */
+  total: number;
+  bytes: number;
+  /** fresh links still to ask for (each one Get conversation); null until what is owed is known */
+  linksLeft: number | null;
+}
+
 /** The file's writer, as the crawl shares it. */
 export interface RecordingWriter {
   write<T>(work: (db: Database) => Promise<T>): Promise<T>;
@@ -52,6 +65,8 @@ export interface RecordingWriter {
 
 const ATTEMPTS = 3;
 const DAY_MS = 86_400_000;
+/** a .part untouched this long is no download under way (one stalls out after timeoutMs), even another process's */
+const LEFT_PART_AGE_MS = 10 * 60_000;
 
 export class RecordingSession {
   readonly counters: RecordingCounters = { stored: 0, missing: 0, expired: 0, failed: 0, bytes: 0, renewed: 0 };
@@ -59,6 +74,10 @@ export class RecordingSession {
   private readonly dispatcher: Agent;
   private readonly bandwidth: Bandwidth;
   private readonly queued = new Set<string>();
+  /** what earlier runs owe, once read at finish; linksLeft: those of it not yet begun */
+  private owed = 0;
+  private linksLeft: number | null = null;
+  private done = 0;
   private readonly running: Promise<void>[] = [];
   /** a write of the table that failed: the run fails with it at finish (a download never rejects before then) */
   private failure: unknown = null;
@@ -73,7 +92,11 @@ export class RecordingSession {
     const concurrency = settings.concurrency ?? 4;
     this.limit = pLimit(concurrency);
     this.dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 5_000 });
-    this.bandwidth = new Bandwidth(settings.bytesPerSecond ?? null);
+    this.bandwidth = settings.bandwidth ?? new Bandwidth(settings.bytesPerSecond ?? null);
+  }
+
+  progress(): RecordingProgress {
+    return { done: this.done, total: this.queued.size + this.owed, bytes: this.counters.bytes, linksLeft: this.linksLeft };
   }
 
   /** A detail was stored with this link: its recording is downloaded beside the crawl. */
@@ -92,10 +115,20 @@ export class RecordingSession {
         const since = this.settings.full ? null : new Date(this.now().getTime() - recentDays * DAY_MS);
         const owed = await this.writer.write((db) => owedRecordings(db, this.space, since));
         const later = owed.filter((o) => !this.queued.has(o.id));
+        this.owed = later.length;
+        this.linksLeft = later.length;
         if (later.length > 0) {
           this.settings.onNote?.(`recordings of ${this.space}: ${later.length} owed by earlier runs, newest first: one Get conversation each for a fresh link, within the key's budget`);
         }
-        await Promise.all(later.map((o) => this.limit(() => this.fetch(o.id, null, o.startedAt))));
+        await Promise.all(
+          later.map((o) =>
+            this.limit(() => {
+              this.linksLeft!--;
+              return this.fetch(o.id, null, o.startedAt);
+            }),
+          ),
+        );
+        if (this.failure === null && !this.settings.signal?.aborted) await removeLeftParts(path.join(this.settings.dir, safeName(this.space)), Date.now() - LEFT_PART_AGE_MS);
       }
       if (this.failure !== null) throw this.failure;
       const c = this.counters;
@@ -130,6 +163,14 @@ export class RecordingSession {
   }
 
   private async fetch(id: string, given: string | null, startedAt: string | null): Promise<void> {
+    try {
+      await this.fetchOnce(id, given, startedAt);
+    } finally {
+      this.done++;
+    }
+  }
+
+  private async fetchOnce(id: string, given: string | null, startedAt: string | null): Promise<void> {
     if (this.settings.signal?.aborted) return;
     let attempts = 0;
     let outcome: DownloadOutcome | { state: 'gone'; reason: string } = { state: 'gone', reason: 'no recording link' };

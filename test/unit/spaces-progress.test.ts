@@ -50,6 +50,19 @@ describe('spacesProgressPrinter', () => {
     expect(out.text.endsWith(`\x1b[2A${'\r\x1b[2K\n'.repeat(2)}\x1b[2A`)).toBe(true);
   });
 
+  it('a note, even through a detached say, clears the block, goes above it, and the block is drawn again below', () => {
+    const out = stream(true, 60);
+    const printer = spacesProgressPrinter(out);
+    const say = printer.say;
+    printer.update('acme-prod', progress('details', 10));
+    printer.update('acme-staging', progress('listing'));
+    const before = out.text.length;
+    say('recordings of acme-prod: 12 owed by earlier runs');
+    const after = out.text.slice(before);
+    expect(after.startsWith(`\x1b[2A${'\r\x1b[2K\n'.repeat(2)}\x1b[2Arecordings of acme-prod: 12 owed by earlier runs\n`)).toBe(true);
+    expect(after).toMatch(/\r\x1b\[2Kacme-prod {4}details 10\/120.*\n\r\x1b\[2Kacme-staging listing.*\n$/);
+  });
+
   it('in a log: each line names its space; a space’s line at most every 5 s unless its phase changes', () => {
     const out = stream(false);
     const printer = spacesProgressPrinter(out);

@@ -4,7 +4,7 @@ import type { SyncSummary } from '../../crawler/sync.js';
 import { resolveDbPath } from '../config/db-path.js';
 import { CliError, EXIT } from '../errors.js';
 import { preferSmallHeap } from '../../shared/heap.js';
-import { recordingsDir, recordingsHook } from '../sync/recordings.js';
+import { recordingsDir, recordingsHook, recordingsRun } from '../sync/recordings.js';
 import { describeClock, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from '../sync/describe.js';
 import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
@@ -32,6 +32,7 @@ export function registerSync(program: Command): void {
     .option('--overlap <duration>', 'how far before the watermark an incremental run starts listing', '1h')
     .option('--max-rpm <n>', 'stay under this many requests per minute (leave room for other integrations)')
     .option('--recordings <dir>', 'download each conversation’s recording into DIR/space/YYYY-MM-DD/ beside the crawl (docs/recordings.md)')
+    .option('--recordings-bandwidth <rate>', 'cap all downloads of recordings together, e.g. 5MB/s (default: no cap)')
     .option('--retain-days <n>', 'after the sync, erase conversations that started more than N days ago (as `forget` does)')
     .option('--erase-deleted', 'after the sync, erase conversations deleted at the source (as `forget` does)')
     .option('--redact-at-rest', 'redact each conversation before it is stored, for good (key: $CONVODUCK_REDACT_KEY[_FILE]; default: $CONVODUCK_REDACT_AT_REST)')
@@ -125,14 +126,15 @@ async function runSync(
   const [redactAtRest] = resolveRedactAtRest(flags.redactAtRest, [undefined]);
 
   const progress = progressPrinter();
+  const recordingsFolder = recordingsDir(flags.recordings, undefined);
+  const recordings = recordingsRun(flags.recordingsBandwidth, [recordingsFolder], run.full === true, progress.say);
   let signal: AbortSignal | undefined;
   try {
     preferSmallHeap();
     const { sync } = await import('../../crawler/sync.js');
     const summary = await interruptible((aborted) => {
       signal = aborted;
-      const recordings = recordingsHook(recordingsDir(flags.recordings, undefined), run.full === true, aborted);
-      return sync({ ...settings, ...run, dbPath, redactAtRest, recordings, onStoredRedacted: storedRedacted(dbPath), signal: aborted, onProgress: progress.update });
+      return sync({ ...settings, ...run, dbPath, redactAtRest, recordings: recordingsHook(recordingsFolder, recordings, aborted), onStoredRedacted: storedRedacted(dbPath), signal: aborted, onProgress: progress.update });
     });
     progress.finish();
     return { summary, dbPath, retention: run.retention };

@@ -11,6 +11,8 @@ export interface SyncFlags extends RunFlags {
   db?: string;
   /** --recordings DIR */
   recordings?: string;
+  /** --recordings-bandwidth RATE */
+  recordingsBandwidth?: string;
   baseUrl?: string;
   apiKeyFile?: string;
   config?: string;

@@ -15,6 +15,8 @@ const PACE_MIN_WINDOW_SHARE = 0.25;
 
 export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): {
   update: (p: SyncProgress) => void;
+  /** a line of its own (a note, a warning): on a terminal it replaces the drawn line, redrawn after it */
+  say: (line: string) => void;
   finish: () => void;
 } {
   const tty = stream.isTTY === true;
@@ -35,6 +37,11 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): {
       } else if (p.phase !== 'done') {
         stream.write(`${new Date(now).toISOString()} ${progressLine(p)}\n`);
       }
+    },
+    say(line) {
+      stream.write(`${tty && drawn ? '\r\x1b[2K' : ''}${line}\n`);
+      drawn = false;
+      last = 0;
     },
     finish() {
       if (tty && drawn) stream.write('\r\x1b[2K');
@@ -58,20 +65,24 @@ export function progressLine(p: SyncProgress): string {
 
 /** The line's parts; `short` for a terminal (a bar, brief reasons), otherwise for a log. */
 export function describeParts(p: SyncProgress, short: boolean): LinePart[] {
-  // the details phase is named by its count: "details 15/60", not "details · details 15/60"
-  const parts: LinePart[] = p.phase === 'details' ? [] : [{ text: p.phase }];
+  // the details and recordings phases are named by their count: "details 15/60", not "details · details 15/60"
+  const parts: LinePart[] = p.phase === 'details' || p.phase === 'recordings' ? [] : [{ text: p.phase }];
   // first, so a narrow terminal never cuts it: nothing else moves while it lasts
   if (p.connection) parts.push({ text: p.connection.problem }, { text: `retrying (attempt ${p.connection.attempt})` });
   if (p.phase === 'listing' && p.window) {
     parts.push({ text: `window ${p.window.from ?? 'beginning'}..${p.window.to}`, attach: true, drop: 5 });
   }
+  if (p.phase === 'recordings') parts.push(...recordingParts(p.recordings ?? { done: 0, total: 0, bytes: 0 }, short, 0));
   if (p.phase === 'details' || p.detailsTotal > 0) {
-    parts.push({ text: `details ${p.detailsDone}/${p.detailsTotal}` });
+    const details = { text: `details ${p.detailsDone}/${p.detailsTotal}` };
+    parts.push(p.phase === 'recordings' ? { ...details, drop: 3 } : details);
     // a bar only on a terminal: in a log it is noise beside the count
-    if (short && p.detailsTotal > 0) parts.push({ text: bar(p.detailsDone, p.detailsTotal), attach: true, drop: 4 });
+    if (short && p.detailsTotal > 0 && p.phase === 'details') parts.push({ text: bar(p.detailsDone, p.detailsTotal), attach: true, drop: 4 });
   }
+  // the downloads beside the crawl, less important than its own counts
+  if (p.phase === 'details' && p.recordings && p.recordings.total > 0) parts.push(...recordingParts(p.recordings, false, 3));
   const listed = { text: `listed ${p.listed}${p.listTotal !== null ? `/${p.listTotal}` : ''}` };
-  parts.push(p.phase === 'details' ? { ...listed, drop: 3 } : listed);
+  parts.push(p.phase === 'details' || p.phase === 'recordings' ? { ...listed, drop: 3 } : listed);
   parts.push({ text: `${p.requests} requests`, drop: 1 });
   const rate = ratePerMinute(p.rate);
   parts.push({ text: `${rate.sent}/min` });
@@ -79,7 +90,7 @@ export function describeParts(p: SyncProgress, short: boolean): LinePart[] {
   if (p.throttled > 0) parts.push({ text: `${p.throttled} throttled`, drop: 1 });
   if (p.errors > 0) parts.push({ text: `${p.errors} errors` });
   // agents and tools come first, before the listing and the details say how much is left
-  const eta = p.phase === 'listing' || p.phase === 'details' ? etaSeconds(p) : null;
+  const eta = p.phase === 'listing' || p.phase === 'details' || p.phase === 'recordings' ? etaSeconds(p) : null;
   if (eta !== null) {
     parts.push({ text: `${p.phase === 'listing' ? 'listing ETA' : 'ETA'} ${eta < 0.5 ? 'under 1s' : formatDuration(eta)}` });
   }
@@ -88,6 +99,14 @@ export function describeParts(p: SyncProgress, short: boolean): LinePart[] {
     const why = short ? SHORT_WAIT_REASONS[p.waiting.reason] : WAIT_REASONS[p.waiting.reason];
     parts.push({ text: `waiting ${formatDuration(p.waiting.forMs / 1000)}: ${why}${short ? '' : next}` });
   }
+  return parts;
+}
+
+/** The recordings' count and bytes (a bar on a terminal in their own phase); `drop` for all of them. */
+function recordingParts(r: NonNullable<SyncProgress['recordings']>, withBar: boolean, drop: number): LinePart[] {
+  const parts: LinePart[] = [{ text: `recordings ${r.done}/${r.total}`, drop }];
+  if (withBar && r.total > 0) parts.push({ text: bar(r.done, r.total), attach: true, drop: 4 });
+  parts.push({ text: `${(r.bytes / 1e6).toFixed(1)} MB`, drop: Math.max(drop, 2) });
   return parts;
 }
 

@@ -9,6 +9,8 @@ const REDRAW_EVERY_MS = 200;
 
 export function spacesProgressPrinter(stream: NodeJS.WriteStream = process.stderr): {
   update: (space: string, p: SyncProgress) => void;
+  /** a line of its own: on a terminal it goes above the block, which is drawn again below it */
+  say: (line: string) => void;
   finish: () => void;
 } {
   const tty = stream.isTTY === true;
@@ -30,6 +32,13 @@ export function spacesProgressPrinter(stream: NodeJS.WriteStream = process.stder
     drawnLines = latest.size;
   };
 
+  const clear = (): void => {
+    if (tty && drawnLines > 0) {
+      stream.write(`\x1b[${drawnLines}A${'\r\x1b[2K\n'.repeat(drawnLines)}\x1b[${drawnLines}A`);
+    }
+    drawnLines = 0;
+  };
+
   return {
     update(space, p) {
       const now = Date.now();
@@ -48,11 +57,11 @@ export function spacesProgressPrinter(stream: NodeJS.WriteStream = process.stder
       lastLog.set(space, { at: now, phase: p.phase });
       if (p.phase !== 'done') stream.write(`${new Date(now).toISOString()} ${space}: ${progressLine(p)}\n`);
     },
-    finish() {
-      if (tty && drawnLines > 0) {
-        stream.write(`\x1b[${drawnLines}A${'\r\x1b[2K\n'.repeat(drawnLines)}\x1b[${drawnLines}A`);
-      }
-      drawnLines = 0;
+    say(line) {
+      clear();
+      stream.write(`${line}\n`);
+      if (tty && latest.size > 0) draw();
     },
+    finish: clear,
   };
 }

@@ -15,7 +15,7 @@ import { spacesProgressPrinter } from './spaces-progress.js';
 import { INTERRUPTED_EXIT, type SyncOutcomeStatus } from './outcome.js';
 import { interruptible, parseRunFlags } from './flags.js';
 import { retainAfterSync } from './retain-after-sync.js';
-import { recordingsDir, recordingsHook } from './recordings.js';
+import { recordingsDir, recordingsHook, recordingsRun } from './recordings.js';
 import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
 
 export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, configFile: string | null): Promise<void> {
@@ -43,13 +43,14 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
       ...(s.slug !== undefined ? { slug: s.slug } : {}),
     }));
     const progress = spacesProgressPrinter();
+    const recordings = recordingsRun(flags.recordingsBandwidth, targets.map((t) => t.recordingsDir), run.full === true, progress.say);
     let summary: SpacesSummary = { spaces: [], seconds: 0 };
     try {
       preferSmallHeap();
       // (every space asked for has an unreadable key: nothing to crawl)
       if (targets.length > 0 && !(asked.length > 0 && only.length === 0)) summary = await interruptible((signal) =>
         syncSpaces({
-          spaces: targets.map(({ recordingsDir: dir, ...t }) => ({ ...t, recordings: recordingsHook(dir, run.full === true, signal) })),
+          spaces: targets.map(({ recordingsDir: dir, ...t }) => ({ ...t, recordings: recordingsHook(dir, recordings, signal) })),
           only,
           dbPath,
           details: run.details,

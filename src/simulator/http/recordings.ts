@@ -24,10 +24,12 @@ export interface RecordingOptions {
   missing: number;
   /** pace of a slow recording; default 16000 */
   slowBytesPerSecond: number;
+  /** seconds of audio added to every recording (8,000 bytes each: files of megabytes); default 0 */
+  extraSeconds: number;
 }
 
 export function recordingOptions(given: Partial<RecordingOptions> | undefined): RecordingOptions {
-  return { slow: 0, truncated: 0, missing: 0, slowBytesPerSecond: 16_000, ...given };
+  return { slow: 0, truncated: 0, missing: 0, slowBytesPerSecond: 16_000, extraSeconds: 0, ...given };
 }
 
 export type RecordingKind = 'ok' | 'slow' | 'truncated' | 'missing';
@@ -43,10 +45,10 @@ export interface RecordingTruth {
 
 const SAMPLE_RATE = 8000;
 
-/** A mono 8-bit PCM WAV of 1–3 s, a tone whose pitch and length follow the id. */
-export function recordingBytes(id: string): Buffer {
+/** A mono 8-bit PCM WAV of 1–3 s (plus `extraSeconds`), a tone whose pitch and length follow the id. */
+export function recordingBytes(id: string, extraSeconds = 0): Buffer {
   const h = hashSeed(0x7265, id.length) ^ [...id].reduce((a, c) => (Math.imul(a, 31) + c.charCodeAt(0)) >>> 0, 7);
-  const seconds = 1 + ((h >>> 3) % 3);
+  const seconds = 1 + ((h >>> 3) % 3) + extraSeconds;
   const pitch = 200 + ((h >>> 7) % 600);
   const n = SAMPLE_RATE * seconds;
   const buf = Buffer.alloc(44 + n);
@@ -125,7 +127,7 @@ export class RecordingHost {
     for (const rec of this.dataset.records) {
       if (!this.dataset.detail(rec.id)?.recording_url) continue;
       const kind = this.kindOf(rec.id);
-      const bytes = recordingBytes(rec.id);
+      const bytes = recordingBytes(rec.id, this.options.extraSeconds);
       out.set(rec.id, {
         kind,
         sha256: kind === 'missing' ? null : createHash('sha256').update(bytes).digest('hex'),
@@ -173,7 +175,7 @@ export class RecordingHost {
     }
     const kind = this.kindOf(id);
     if (kind === 'missing') return answer(404, '<Error><Code>NoSuchKey</Code></Error>');
-    const body = recordingBytes(id);
+    const body = recordingBytes(id, this.options.extraSeconds);
     this.recorder.done(entry, 200);
     res.writeHead(200, { 'Content-Type': RECORDING_TYPE, 'Content-Length': String(body.length) });
     if (req.method === 'HEAD') return void res.end();
