@@ -202,7 +202,10 @@ describe('report --lake and --db-dir: the bytes of one database', () => {
     const empty = join(root, 'empty');
     mkdirSync(empty);
     writeFileSync(join(empty, 'notes.txt'), 'not an export\n');
+    const csvLake = join(root, 'csv-lake');
+    await ok(['export', '--db', one, '--out', csvLake, '--format', 'csv', '--partition-by', 'space,day']);
     const cases: [string[], RegExp][] = [
+      [['report', '--lake', csvLake], /--lake .*csv-lake holds a CSV export — --lake reads Parquet: /],
       [['report', '--lake', join(root, 'nowhere')], /--lake .*nowhere is not a folder — give the folder written by `convoduck export/],
       [['query', '--lake', empty, 'SELECT 1'], /--lake .*empty holds no convoduck export \(convoduck-export\.json\) — /],
       [['search', 'refund', '--lake', join(root, 'nowhere')], /is not a folder/],
