@@ -33,6 +33,7 @@ max_rpm = 45
 base_url = "http://127.0.0.1:8080/api/v1"
 api_key_file = "keys/staging.key"   # relative to the config file
 slug = "acme-staging"
+shard = 0
 `,
       FILE,
     );
@@ -44,6 +45,7 @@ slug = "acme-staging"
         baseUrl: 'http://127.0.0.1:8080/api/v1',
         key: { file: '/etc/convoduck/keys/staging.key', line: 9 },
         slug: 'acme-staging',
+        shard: 0,
       },
     ]);
   });
@@ -65,10 +67,12 @@ api_key = "np_live_secret"
 
   it('refuses unknown keys, naming the line, the table and the keys a space takes', () => {
     expect(refusal(`[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\nmax_rmp = 45\n`)).toMatch(
-      /line 4: unknown key "max_rmp" in \[\[space\]\] #1 — a space takes base_url, api_key_env, api_key_file, max_rpm, slug, retain_days, erase_deleted, redact_at_rest, recordings$/,
+      /line 4: unknown key "max_rmp" in \[\[space\]\] #1 — a space takes base_url, api_key_env, api_key_file, max_rpm, slug, retain_days, erase_deleted, redact_at_rest, recordings, shard$/,
     );
     expect(refusal(`[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\nredact_at_rest = "yes"\n`)).toMatch(/line 4: redact_at_rest in \[\[space\]\] #1 must be true or false$/);
     expect(refusal(`[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\nrecordings = true\n`)).toMatch(/line 4: recordings in \[\[space\]\] #1 must be a folder \("DIR"\) or false$/);
+    expect(refusal(`[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\nslug = "acme"\nshard = -1\n`)).toMatch(/line 5: shard in \[\[space\]\] #1 must be a whole number ≥ 0 \(the shard index that owns the space\)$/);
+    expect(refusal(`[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\nshard = 2\n`)).toMatch(/line 4: shard in \[\[space\]\] #1 needs the space's slug — add slug = "…"/);
     expect(refusal(`db = "x.duckdb"\n[[space]]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\n`)).toMatch(/line 1: unknown setting "db"/);
     expect(refusal(`[space]\nbase_url = "https://a.example/api/v1"\napi_key_env = "A"\n`)).toMatch(/line 1: space must be written \[\[space\]\]/);
   });

@@ -14,7 +14,14 @@ interface Metric {
 
 /** Reads the figures and writes them to `path`, whole. */
 export async function writeMetricsFile(dbPath: string, path: string, now: Date, lockTimeoutMs?: number): Promise<void> {
-  const metrics = await withReadOnlyDatabase(dbPath, { lockTimeoutMs }, (db) => readMetrics(db, now));
+  await writeMetricsFileOf([dbPath], path, now, lockTimeoutMs);
+}
+
+/** The same over several databases (one file per space): their spaces' samples together, alerts summed. */
+export async function writeMetricsFileOf(dbPaths: readonly string[], path: string, now: Date, lockTimeoutMs?: number): Promise<void> {
+  const each: Metric[][] = [];
+  for (const dbPath of dbPaths) each.push(await withReadOnlyDatabase(dbPath, { lockTimeoutMs }, (db) => readMetrics(db, now)));
+  const metrics = mergeMetrics(each);
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     writeFileSync(temporary, renderMetrics(metrics));
@@ -71,6 +78,17 @@ export async function readMetrics(db: Database, now: Date): Promise<Metric[]> {
     },
     { name: 'convoduck_metrics_written_timestamp_seconds', help: 'when this file was written', samples: [{ labels: {}, value: now.getTime() / 1000 }] },
   ];
+}
+
+/** Per-space samples side by side; a sample without a space label (alerts, the time written) summed or taken once. */
+function mergeMetrics(each: Metric[][]): Metric[] {
+  if (each.length === 1) return each[0]!;
+  return each[0]!.map((first, i) => {
+    const samples = each.flatMap((m) => m[i]!.samples);
+    if (first.samples.every((s) => 'space' in s.labels)) return { ...first, samples: samples.sort((a, b) => a.labels.space!.localeCompare(b.labels.space!)) };
+    if (first.name === 'convoduck_metrics_written_timestamp_seconds') return first;
+    return { ...first, samples: first.samples.map((s, j) => ({ ...s, value: each.reduce((sum, m) => sum + m[i]!.samples[j]!.value, 0) })) };
+  });
 }
 
 export function renderMetrics(metrics: readonly Metric[]): string {

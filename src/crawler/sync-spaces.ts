@@ -99,7 +99,11 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
   const needed = options.spaces.map((t) => only === null || t.slug === undefined || only.has(t.slug));
   if (only !== null && options.spaces.every((t) => t.slug !== undefined)) refuseUnknown(only, configured, []);
 
-  const lock = await waitForSyncLock(options.dbPath, options.lockWaitMs ?? 0, options.signal);
+  const lock = await waitForSyncLock(options.dbPath, options.lockWaitMs ?? 0, options.signal, { leaseMs: options.lockLeaseMs });
+  // a lock taken over by another process (this one stalled beyond the lease) stops the crawl too
+  const userSignal = options.signal;
+  const signal = userSignal ? AbortSignal.any([userSignal, lock.lost]) : lock.lost;
+  options = { ...options, signal };
   const clients: ApiClient[] = [];
   const writer = new BatchWriter(options.dbPath);
   try {
@@ -124,7 +128,7 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
         try {
           resolved.push({ target: i, client, space: (await client.getSpace()).slug });
         } catch (err) {
-          outcomes.push({ target: i, space: target.slug ?? target.label, status: failureStatus(err, options.signal, true), summary: null, error: err, counters: null });
+          outcomes.push({ target: i, space: target.slug ?? target.label, status: failureStatus(err, userSignal, true), summary: null, error: err, counters: null });
         }
       }),
     );
@@ -157,14 +161,15 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
         const crawl: CrawlOptions = { ...options, redactAtRest: atRestOf(r), recordings: options.spaces[r.target]!.recordings, onProgress: onProgress ? (p) => onProgress(r.space, p) : undefined };
         try {
           const summary = await crawlSpace(crawl, { client: r.client, writer, space: r.space, ...(seeded.has(r.target) ? { seeded: r.space } : {}) });
-          outcomes.push({ target: r.target, space: r.space, status: summary.status, summary, error: null, counters: null });
+          const lost = lock.lost.aborted && !userSignal?.aborted;
+          outcomes.push({ target: r.target, space: r.space, status: lost ? 'failed' : summary.status, summary, error: lost ? lock.lost.reason : null, counters: null });
         } catch (err) {
           outcomes.push({
             target: r.target,
             space: r.space,
-            status: failureStatus(err, options.signal, false),
+            status: failureStatus(err, userSignal, false),
             summary: null,
-            error: err,
+            error: lock.lost.aborted && !userSignal?.aborted ? lock.lost.reason : err,
             counters: countersOfFailedRun(err) ?? null,
           });
         }

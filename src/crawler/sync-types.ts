@@ -43,6 +43,8 @@ export interface CrawlOptions {
   onStoredRedacted?: (space: string, bodies: number) => void;
   /** how long to wait for another sync of the database to end before giving up (default 0: at once) */
   lockWaitMs?: number;
+  /** a sync lock of another host whose heartbeat has not moved for this long is taken over (default: store/sync-lock.ts) */
+  lockLeaseMs?: number;
   signal?: AbortSignal;
   onProgress?: (progress: SyncProgress) => void;
   now?: () => Date;

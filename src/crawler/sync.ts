@@ -28,7 +28,10 @@ export type {
 /** One space, the key's: takes the database's sync lock, crawls, releases it. */
 export async function sync(options: SyncOptions): Promise<SyncSummary> {
   checkWritableDatabase(options.dbPath);
-  const lock = await waitForSyncLock(options.dbPath, options.lockWaitMs ?? 0, options.signal);
+  const lock = await waitForSyncLock(options.dbPath, options.lockWaitMs ?? 0, options.signal, { leaseMs: options.lockLeaseMs });
+  const userSignal = options.signal;
+  // a lock taken over by another process (this one stalled beyond the lease) stops the crawl too
+  options = { ...options, signal: userSignal ? AbortSignal.any([userSignal, lock.lost]) : lock.lost };
   const client = spaceClient(options, options);
   // GET /spaces goes first: it, too, must not meet a window the last run filled
   const early = await peekRecentSends(options.dbPath, `${client.baseUrl.origin}${client.baseUrl.pathname}`).catch(() => null);
@@ -41,7 +44,11 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
       const redacted = await prepareAtRest(options.dbPath, writer, [{ space, redaction: options.redactAtRest ?? null }], options.now ?? (() => new Date()));
       for (const [name, bodies] of redacted) options.onStoredRedacted?.(name, bodies);
     };
-    return await crawlSpace(options, { client, writer, onSpace, ...(early ? { seeded: early.space } : {}) });
+    const summary = await crawlSpace(options, { client, writer, onSpace, ...(early ? { seeded: early.space } : {}) });
+    if (lock.lost.aborted && !userSignal?.aborted) throw lock.lost.reason;
+    return summary;
+  } catch (err) {
+    throw lock.lost.aborted && !userSignal?.aborted ? lock.lost.reason : err;
   } finally {
     // a write resolves before its opening of the file is closed: the file is free only once idle
     await writer.idle();

@@ -125,3 +125,17 @@ function redactionKeyIfSet(env: NodeJS.ProcessEnv): Buffer | null {
   if (!env.CONVODUCK_REDACT_KEY && !env.CONVODUCK_REDACT_KEY_FILE) return null;
   return loadRedactionKey(env);
 }
+
+/** Of `ids`, those this database holds or erased earlier: where a folder of space files sends each --id. */
+export async function idsHeld(dbPath: string, ids: readonly string[], lockTimeoutMs?: number): Promise<string[]> {
+  if (ids.length === 0) return [];
+  return Database.with(
+    dbPath,
+    async (db) => {
+      const stored = new Set((await storedConversations(db, ids)).map((t) => t.id));
+      const already = await erasedAlready(db, ids);
+      return ids.filter((id) => stored.has(id) || already.has(id));
+    },
+    { readOnly: true, lockTimeoutMs },
+  );
+}

@@ -9,6 +9,8 @@ import { printOneSpace, renderFinding, stepPrinter, toJson, useColor, type Check
 import { EXIT } from '../errors.js';
 import { parsePositiveInt } from '../parse.js';
 import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
+import { spaceDbPath } from '../../store/space-files.js';
+import { describeShard, needsSlugs, ownedSpaces, resolveLayoutAndShard, type SyncScope } from '../sync/shard-scope.js';
 
 interface Checked {
   settings: SpaceSettings;
@@ -16,7 +18,11 @@ interface Checked {
 }
 
 export async function checkSpacesCommand(flags: CheckFlags, configFile: string | null): Promise<void> {
-  const spaces = resolveSpaces(flags, configFile);
+  // as sync would take them: with --db-dir or shards, every space by slug, and only the shard's
+  const where = resolveLayoutAndShard(flags);
+  if (configFile === null && needsSlugs(where)) ownedSpaces([], where, null); // sync's refusal, before any key is read
+  const scope = ownedSpaces(resolveSpaces(flags, configFile), where, configFile);
+  const spaces = scope.owned;
   const flagRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
   const only = (flags.space ?? []).length > 0 ? new Set(flags.space) : null;
   const configured = spaces.map((s) => s.slug).filter((s): s is string => s !== undefined);
@@ -52,6 +58,7 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
   }
   const kept = checked.filter((c) => c.report.outcome !== 'left-out');
   if (configFile === null) return printOneSpace(kept[0]!.report, flags.json === true);
+  const shardLine = describeShard(scope);
   const shown = kept.map(inConfigTerms);
 
   const keys = spaces.map((s) => s.apiKey);
@@ -64,12 +71,14 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
       outcome: exitCode === EXIT.ok ? 'works' : exitCode === EXIT.auth ? 'refused' : 'fails',
       exitCode,
       requests: shown.reduce((sum, c) => sum + c.report.requests, 0),
-      spaces: shown.map((c, i) => ({ ...toJson(c.report), space: nameOf(c), error: problems[i] })),
+      ...(scope.shard ? { shard: { count: scope.shard.count, index: scope.shard.index, spaces: spaces.map((s) => s.slug!) } } : {}),
+      spaces: shown.map((c, i) => ({ ...toJson(c.report), space: nameOf(c), ...fileOf(c, scope), error: problems[i] })),
     };
     process.stdout.write(redact(JSON.stringify(outcome, null, 2), keys) + '\n');
   } else {
     const color = useColor(process.stdout);
-    const blocks = shown.map((c) => [headerOf(c), ...c.report.findings.map((f) => renderFinding(f, color)), c.report.verdict].join('\n'));
+    const blocks = shown.map((c) => [headerOf(c, scope), ...c.report.findings.map((f) => renderFinding(f, color)), c.report.verdict].join('\n'));
+    if (shardLine !== null) blocks.unshift(shardLine);
     if (blocks.length > 0) process.stdout.write(redact(blocks.join('\n\n'), keys) + '\n');
   }
   process.exitCode = exitCode;
@@ -93,9 +102,16 @@ function nameOf(c: Checked): string {
   return c.report.space ?? c.settings.slug ?? c.settings.label;
 }
 
-/** `space SLUG`, or the config's label (`[[space]] #2 (line 7)`) when no slug is known. */
-function headerOf(c: Checked): string {
-  return c.report.space !== null || c.settings.slug !== undefined ? `space ${nameOf(c)}` : c.settings.label;
+/** `space SLUG` (with --db-dir: and the file sync writes it to), or the config's label (`[[space]] #2 (line 7)`) when no slug is known. */
+function headerOf(c: Checked, scope?: SyncScope): string {
+  const file = scope ? fileOf(c, scope).file : undefined;
+  if (c.report.space === null && c.settings.slug === undefined) return c.settings.label;
+  return `space ${nameOf(c)}${file ? ` → ${file}` : ''}`;
+}
+
+/** With --db-dir, the file the space is synced into (by its config slug, as sync names it). */
+function fileOf(c: Checked, scope: SyncScope): { file?: string } {
+  return scope.layout.kind === 'dir' && c.settings.slug !== undefined ? { file: spaceDbPath(scope.layout.dir, c.settings.slug) } : {};
 }
 
 /** The one line a refused key gets: the space and where its key came from. */

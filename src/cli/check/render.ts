@@ -13,6 +13,9 @@ export interface CheckFlags {
   config?: string;
   space?: string[];
   maxRpm?: string;
+  dbDir?: string;
+  shardCount?: string;
+  shardIndex?: string;
 }
 
 /** One space's report as it always reads: its findings and verdict, or with --json one object; exit 0, 1 or 3. */

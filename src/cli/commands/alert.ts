@@ -3,7 +3,9 @@
 
 import type { Command } from 'commander';
 import { parseTimeArg, parseDurationArg } from '../../shared/time.js';
-import { resolveDbPath } from '../config/db-path.js';
+import { resolveDbLayout } from '../config/db-path.js';
+import { withDbDirOption } from '../db-dir/options.js';
+import { spaceFilesIn } from '../db-dir/space-files.js';
 import { EXIT, UsageError } from '../errors.js';
 import { parseChoice } from '../parse.js';
 import { withMetricsFile } from '../alert/metrics-file.js';
@@ -11,6 +13,7 @@ import { customReportDir } from './report.js';
 
 interface AlertFlags {
   db?: string;
+  dbDir?: string;
   rules?: string;
   sqlDir?: string;
   json?: boolean;
@@ -25,7 +28,7 @@ interface AlertFlags {
 }
 
 export function registerAlert(program: Command): void {
-  program
+  const command = program
     .command('alert')
     .summary('evaluate alert rules over the reports, store alert states, say what fires (--backtest: replay the history)')
     .description(
@@ -45,7 +48,8 @@ export function registerAlert(program: Command): void {
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
     .option('--webhook-format <format>', 'notifications as alertmanager (webhook version 4) or slack (a text body)', 'alertmanager')
     .option('--webhook-timeout <duration>', 'how long to wait for the webhook to answer each notification', '10s')
-    .option('--metrics-file <file>', 'after the run, write the job’s health (alerts firing, the syncs) for Prometheus to this file')
+    .option('--metrics-file <file>', 'after the run, write the job’s health (alerts firing, the syncs) for Prometheus to this file');
+  withDbDirOption(command)
     .addHelpText(
       'after',
       `
@@ -54,6 +58,7 @@ Examples:
   convoduck alert --rules alerts.toml                      # after each sync, in the scheduled job
   convoduck alert --rules draft.toml --backtest --from 30d # tune a rule before turning it on
   convoduck alert --rules alerts.toml --at 2026-11-20T09:00Z # a missed run, played later
+  convoduck alert --rules alerts.toml --db-dir /data/spaces  # every space file, each keeping its own alert states
 
 Notifications: set CONVODUCK_ALERT_WEBHOOK_URL (or CONVODUCK_ALERT_WEBHOOK_URL_FILE, a file
 holding it) and each alert is posted once when it starts firing and once when it resolves; a
@@ -63,51 +68,73 @@ webhook that is down or slow is tried again on the next run, and never fails the
 states only move forward: a time whose period is before one a rule already judged is refused
 (exit 2, nothing changed); runs played in order judge what the runs on time would have.
 
-Exit codes: 0 nothing firing, ${EXIT.alertsFiring} at least one alert firing, 1 a report failed or the
+With --db-dir each space file is judged on its own (its values and alert states stay in it) and
+each line begins with its space; --json gives {dbDir, spaces: [{space, file, …}]}.
+
+Exit codes: 0 nothing firing, ${EXIT.alertsFiring} at least one alert firing (in any space file), 1 a report failed or the
 database stayed busy, 2 bad usage or a bad rules file (the message names the line).`,
     )
-    .action(withMetricsFile(async (flags: AlertFlags) => {
-      if (!flags.rules) throw new UsageError('alert needs --rules FILE — start from docs/alerts.example.toml');
-      const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
-      const source = { file: flags.rules, customSqlDir: customReportDir(flags.sqlDir) };
-      const now = new Date();
-      if (flags.check) {
-        const { readRules } = await import('../../alerts/run.js');
-        const { rules } = readRules(source);
-        process.stderr.write(`${flags.rules}: ${rules.length} ${rules.length === 1 ? 'rule' : 'rules'}, all valid\n`);
-        if (flags.json) process.stdout.write(JSON.stringify({ rules: rules.map((r) => r.name) }, null, 2) + '\n');
-        return;
-      }
-      const render = await import('../alert/render.js');
-      if (flags.backtest) {
-        if (flags.at !== undefined) throw new UsageError('--at is for a live run: --backtest replays every period from --from; drop one of them');
-        const from = parseTimeArg('--from', flags.from ?? '30d', now);
-        const { backtestAlerts } = await import('../../alerts/backtest.js');
-        const result = await backtestAlerts({ ...source, dbPath: resolveDbPath(flags.db), from, now, lockTimeoutMs });
-        process.stderr.write(render.backtestLines(result));
-        if (flags.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-        return;
-      }
-      if (flags.from !== undefined) throw new UsageError('--from is for --backtest: add --backtest, or drop --from');
-      const at = flags.at === undefined ? undefined : parseTimeArg('--at', flags.at, now);
-      if (at !== undefined && at.getTime() > now.getTime()) {
-        throw new UsageError(`--at ${flags.at} is in the future — give a time up to now: its latest complete periods are judged`);
-      }
-      const [{ runAlerts, PeriodAlreadyJudgedError }, { WEBHOOK_FORMATS, webhookFromEnv }] = await Promise.all([import('../../alerts/run.js'), import('../../alerts/webhook.js')]);
-      const format = parseChoice('--webhook-format', flags.webhookFormat, WEBHOOK_FORMATS);
-      const webhook = webhookFromEnv(process.env, format, parseDurationArg('--webhook-timeout', flags.webhookTimeout));
-      const result = await runAlerts({ ...source, dbPath: resolveDbPath(flags.db), now, at, lockTimeoutMs, webhook }).catch((err: unknown) => {
-        if (!(err instanceof PeriodAlreadyJudgedError)) throw err;
-        const { rule, judged, asked } = err;
-        throw new UsageError(
-          `--at ${flags.at ?? 'now'} asks for the ${rule.period} from ${asked.toISOString()}, but rule "${rule.name}" already judged the ${rule.period} from ${judged.toISOString()} — ` +
-            'alert states only move forward: give a later --at, or look back with --backtest',
-        );
-      });
-      for (const a of result.firing) process.stderr.write(render.firingLine(a));
-      for (const a of result.resolved) process.stderr.write(render.resolvedLine(a));
-      if (result.notifications?.failed) process.stderr.write(render.deliveryLine(result.notifications));
-      if (flags.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-      if (result.firing.length > 0) process.exitCode = EXIT.alertsFiring;
-    }));
+    .action(withMetricsFile(alertAction));
+}
+
+async function alertAction(flags: AlertFlags): Promise<void> {
+  if (!flags.rules) throw new UsageError('alert needs --rules FILE — start from docs/alerts.example.toml');
+  const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
+  const source = { file: flags.rules, customSqlDir: customReportDir(flags.sqlDir) };
+  const now = new Date();
+  if (flags.check) {
+    const { readRules } = await import('../../alerts/run.js');
+    const { rules } = readRules(source);
+    process.stderr.write(`${flags.rules}: ${rules.length} ${rules.length === 1 ? 'rule' : 'rules'}, all valid\n`);
+    if (flags.json) process.stdout.write(JSON.stringify({ rules: rules.map((r) => r.name) }, null, 2) + '\n');
+    return;
+  }
+  const render = await import('../alert/render.js');
+  const layout = resolveDbLayout(flags);
+  // each space file keeps its own values and alert states: judged one after the other
+  const targets = layout.kind === 'dir' ? spaceFilesIn(layout.dir).map((f) => ({ space: f.slug, file: f.path })) : [{ space: null, file: layout.path }];
+  const prefix = (space: string | null, text: string) => (space === null ? text : text.replace(/^(?=.)/gm, `space ${space}: `));
+  const printJson = (results: object[]) => {
+    if (!flags.json) return;
+    const doc = layout.kind === 'dir' ? { dbDir: layout.dir, spaces: results.map((r, i) => ({ space: targets[i]!.space, file: targets[i]!.file, ...r })) } : results[0];
+    process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  };
+  if (flags.backtest) {
+    if (flags.at !== undefined) throw new UsageError('--at is for a live run: --backtest replays every period from --from; drop one of them');
+    const from = parseTimeArg('--from', flags.from ?? '30d', now);
+    const { backtestAlerts } = await import('../../alerts/backtest.js');
+    const results = [];
+    for (const { space, file } of targets) {
+      const result = await backtestAlerts({ ...source, dbPath: file, from, now, lockTimeoutMs });
+      process.stderr.write(prefix(space, render.backtestLines(result)));
+      results.push(result);
+    }
+    printJson(results);
+    return;
+  }
+  if (flags.from !== undefined) throw new UsageError('--from is for --backtest: add --backtest, or drop --from');
+  const at = flags.at === undefined ? undefined : parseTimeArg('--at', flags.at, now);
+  if (at !== undefined && at.getTime() > now.getTime()) {
+    throw new UsageError(`--at ${flags.at} is in the future — give a time up to now: its latest complete periods are judged`);
+  }
+  const [{ runAlerts, PeriodAlreadyJudgedError }, { WEBHOOK_FORMATS, webhookFromEnv }] = await Promise.all([import('../../alerts/run.js'), import('../../alerts/webhook.js')]);
+  const format = parseChoice('--webhook-format', flags.webhookFormat, WEBHOOK_FORMATS);
+  const webhook = webhookFromEnv(process.env, format, parseDurationArg('--webhook-timeout', flags.webhookTimeout));
+  const results = [];
+  for (const { space, file } of targets) {
+    const result = await runAlerts({ ...source, dbPath: file, now, at, lockTimeoutMs, webhook }).catch((err: unknown) => {
+      if (!(err instanceof PeriodAlreadyJudgedError)) throw err;
+      const { rule, judged, asked } = err;
+      throw new UsageError(
+        `${space === null ? '' : `space ${space}: `}--at ${flags.at ?? 'now'} asks for the ${rule.period} from ${asked.toISOString()}, but rule "${rule.name}" already judged the ${rule.period} from ${judged.toISOString()} — ` +
+          'alert states only move forward: give a later --at, or look back with --backtest',
+      );
+    });
+    for (const a of result.firing) process.stderr.write(prefix(space, render.firingLine(a)));
+    for (const a of result.resolved) process.stderr.write(prefix(space, render.resolvedLine(a)));
+    if (result.notifications?.failed) process.stderr.write(render.deliveryLine(result.notifications));
+    results.push(result);
+  }
+  printJson(results);
+  if (results.some((r) => r.firing.length > 0)) process.exitCode = EXIT.alertsFiring;
 }

@@ -2,11 +2,12 @@ import type { Command } from 'commander';
 import type { CheckReport } from '../../check/probes.js';
 import { MAX_CHECK_REQUESTS } from '../../check/budget.js';
 import { configFilePath, resolveApiSettings, withApiOptions } from '../config/settings.js';
+import { withDbDirOption, withShardOptions } from '../db-dir/options.js';
 import type { CheckFlags } from '../check/render.js';
 import { parsePositiveInt } from '../parse.js';
 
 export function registerCheck(program: Command): void {
-  withApiOptions(program.command('check'))
+  const command = withApiOptions(program.command('check'))
     .summary(`find out what the server really does before scheduling sync (at most ${MAX_CHECK_REQUESTS} requests)`)
     .description(
       `Spend at most ${MAX_CHECK_REQUESTS} requests to see how the server behaves before a sync is scheduled: ` +
@@ -21,7 +22,8 @@ export function registerCheck(program: Command): void {
     .option('--json', 'print every finding and the measured values as one JSON object on stdout')
     .option('--config <file>', 'check every [[space]] of this TOML file (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
-    .option('--max-rpm <n>', 'estimate the sync at this many requests per minute, as sync --max-rpm (a space’s max_rpm may be lower)')
+    .option('--max-rpm <n>', 'estimate the sync at this many requests per minute, as sync --max-rpm (a space’s max_rpm may be lower)');
+  withShardOptions(withDbDirOption(command))
     .addHelpText(
       'after',
       `
@@ -33,15 +35,18 @@ Examples:
   convoduck check && convoduck sync          # sync only when the check passes
   convoduck check --config spaces.toml       # every [[space]] of the file, each under its slug
   convoduck check --config spaces.toml --space acme-prod --json | jq '.spaces[].outcome'
+  convoduck check --config spaces.toml --db-dir /data/spaces --shard-count 3   # the spaces of shard $JOB_COMPLETION_INDEX
 
 Exit codes: 0 a sync would work (warnings allowed), 1 a sync would not work as things are
 (a finding failed, the server could not be reached, or it answered 429), 2 bad settings
-(or a --space the config does not have), 3 the API refused the key (401/403).
+(or a --space the config does not have; with --db-dir or shards, a [[space]] without a slug),
+3 the API refused the key (401/403).
 With several spaces: the worst of them (3 when any key was refused, else 1 when any space fails).`,
     )
     .action(async (flags: CheckFlags) => {
       const config = configFilePath(flags.config);
-      if (config !== null || (flags.space ?? []).length > 0) return (await import('../check/check-spaces.js')).checkSpacesCommand(flags, config);
+      const spread = flags.dbDir !== undefined || process.env.CONVODUCK_DB_DIR !== undefined || flags.shardCount !== undefined || flags.shardIndex !== undefined;
+      if (config !== null || (flags.space ?? []).length > 0 || spread) return (await import('../check/check-spaces.js')).checkSpacesCommand(flags, config);
       const [{ checkServer }, { printOneSpace, stepPrinter }] = await Promise.all([import('../../check/probes.js'), import('../check/render.js')]);
       const settings = resolveApiSettings(flags);
       const progress = stepPrinter(process.stderr);

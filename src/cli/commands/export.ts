@@ -2,14 +2,19 @@ import type { Command } from 'commander';
 import type { TableExport } from '../../exports/export.js';
 import { EXPORT_FORMATS, MANIFEST_FILE, PARTITION_KINDS } from '../../exports/manifest.js';
 import { PUBLIC_TABLES } from '../../store/schema.js';
-import { resolveDbPath } from '../config/db-path.js';
+import { resolveDbLayout } from '../config/db-path.js';
 import { resolveRedaction, withRedactOption } from '../config/redaction.js';
+import { configFilePath } from '../config/settings.js';
+import { withDbDirOption, withShardOptions, type ShardFlags } from '../db-dir/options.js';
+import { shardSpecOf } from '../db-dir/space-files.js';
 import { UsageError } from '../errors.js';
 import { formatInstant, parseDurationArg, parseTimeArg } from '../../shared/time.js';
 import { parseChoice } from '../parse.js';
 
-interface ExportFlags {
+interface ExportFlags extends ShardFlags {
   db?: string;
+  dbDir?: string;
+  config?: string;
   out?: string;
   format: string;
   tables?: string;
@@ -45,6 +50,10 @@ export function registerExport(program: Command): void {
     .option('--space <slug>', 'only this space’s rows (repeatable; default: every space)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s');
+  withShardOptions(withDbDirOption(command)).option(
+    '--config <file>',
+    'with --shard-count: the config whose [[space]] slugs and pins (shard = K) decide what the shard owns (default: $CONVODUCK_CONFIG)',
+  );
   withRedactOption(command)
     .addHelpText(
       'after',
@@ -55,6 +64,8 @@ Examples:
   convoduck export --out ./lake --partition-by day --since 2d   # nightly: refresh the last days only
   convoduck export --out ./csv --format csv --tables conversations,tool_calls --since 2026-11-01
   convoduck export --out /shared/lake --partition-by space,day --since 2d   # one dataset for many spaces
+  convoduck export --db-dir /data/spaces --shard-count 3 --out /shared/lake --partition-by space,day
+                                                        # the spaces of shard $JOB_COMPLETION_INDEX
 
 Read it back:
   duckdb -c "SELECT count(*) FROM read_parquet('export/conversations/*.parquet')"
@@ -85,19 +96,32 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
         );
       }
 
-      const summary = await exportTables(resolveDbPath(flags.db), {
+      const options = {
         outDir: flags.out,
         format,
         tables,
         partitionBy,
         since,
-        spaces: flags.space ?? [],
         lockTimeoutMs,
         redaction,
         now: () => now,
         onWait: () => process.stderr.write(busyNotice(flags.wait)),
-        onTable: (t) => process.stderr.write(describeTable(t) + '\n'),
-      });
+      };
+      const onTable = (t: TableExport) => process.stderr.write(describeTable(t) + '\n');
+      const layout = resolveDbLayout(flags);
+      const spec = shardSpecOf(flags);
+      if (layout.kind === 'dir') {
+        const { exportSpaceFiles } = await import('../export/export-dir.js');
+        const only = flags.space ?? [];
+        const summary = await exportSpaceFiles({ dir: layout.dir, only, spec, configFile: configFilePath(flags.config), export: options, onTable });
+        const erased = summary.spaces.flatMap((s) => s.erasedPartitions.map((p) => `${s.space}: ${p}`));
+        if (erased.length > 0) process.stderr.write(`  and the partitions that held erased conversations: ${erased.join(', ')}\n`);
+        process.stderr.write(`exported ${summary.spaces.length} space file(s) to ${summary.outDir}\n`);
+        if (flags.json) process.stdout.write(JSON.stringify(summary) + '\n');
+        return;
+      }
+      if (spec !== null) throw new UsageError('--shard-count shares the space files of a folder among shards — add --db-dir DIR');
+      const summary = await exportTables(layout.path, { ...options, spaces: flags.space ?? [], onTable });
       if (summary.erasedPartitions.length > 0) {
         process.stderr.write(`  and the partitions that held erased conversations: ${summary.erasedPartitions.join(', ')}\n`);
       }

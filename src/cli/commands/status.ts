@@ -1,10 +1,16 @@
 import type { Command } from 'commander';
-import { resolveDbPath } from '../config/db-path.js';
+import { resolveDbLayout } from '../config/db-path.js';
+import { configFilePath } from '../config/settings.js';
+import { withDbDirOption, withShardOptions, type ShardFlags } from '../db-dir/options.js';
+import { shardSpecOf } from '../db-dir/space-files.js';
+import { UsageError } from '../errors.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { parsePositiveInt } from '../parse.js';
 
-interface StatusFlags {
+interface StatusFlags extends ShardFlags {
   db?: string;
+  dbDir?: string;
+  config?: string;
   json?: boolean;
   runs: string;
   wait: string;
@@ -12,7 +18,7 @@ interface StatusFlags {
 }
 
 export function registerStatus(program: Command): void {
-  program
+  const command = program
     .command('status')
     .summary('show recent sync runs, the watermark, row counts, detail coverage and errors')
     .description(
@@ -26,7 +32,9 @@ export function registerStatus(program: Command): void {
     .option('--runs <n>', 'how many recent runs to show', '5')
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
-    .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value]);
+  withShardOptions(withDbDirOption(command))
+    .option('--config <file>', 'with --shard-count: the config whose [[space]] slugs and pins (shard = K) decide what the shard owns (default: $CONVODUCK_CONFIG)')
     .addHelpText(
       'after',
       `
@@ -35,7 +43,9 @@ Examples:
   convoduck status --db /data/support.duckdb --runs 10
   convoduck status --json | jq '.details.pending'
   convoduck status --json | jq '.listingGaps'     # [] when every listing added up
-  convoduck status --space acme-prod              # one space of a multi-space database`,
+  convoduck status --space acme-prod              # one space of a multi-space database
+  convoduck status --db-dir /data/spaces          # every space file of the folder
+  convoduck status --db-dir /data/spaces --shard-count 3 --shard-index 1 --json | jq '.shard.spaces'`,
     )
     .action(async (flags: StatusFlags) => {
       const runs = parsePositiveInt('--runs', flags.runs);
@@ -45,12 +55,17 @@ Examples:
         import('../status/render.js'),
         import('../../store/read-only.js'),
       ]);
-      const status = await getStatus(resolveDbPath(flags.db), {
-        runs,
-        spaces: flags.space ?? [],
-        lockTimeoutMs,
-        onWait: () => process.stderr.write(busyNotice(flags.wait)),
-      });
+      const onWait = () => process.stderr.write(busyNotice(flags.wait));
+      const layout = resolveDbLayout(flags);
+      const spec = shardSpecOf(flags);
+      if (layout.kind === 'dir') {
+        const [{ readDirStatus }, { renderDirStatus }] = await Promise.all([import('../status/status-dir.js'), import('../status/render-dir.js')]);
+        const status = await readDirStatus({ dir: layout.dir, only: flags.space ?? [], spec, configFile: configFilePath(flags.config), runs, lockTimeoutMs, onWait });
+        process.stdout.write(flags.json ? JSON.stringify(status, null, 2) + '\n' : renderDirStatus(status));
+        return;
+      }
+      if (spec !== null) throw new UsageError('--shard-count shares the space files of a folder among shards — add --db-dir DIR');
+      const status = await getStatus(layout.path, { runs, spaces: flags.space ?? [], lockTimeoutMs, onWait });
       process.stdout.write(flags.json ? JSON.stringify(status, null, 2) + '\n' : renderStatus(status));
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { configFilePath, resolveApiSettings, withApiOptions } from '../config/settings.js';
 import type { SyncSummary } from '../../crawler/sync.js';
-import { resolveDbPath } from '../config/db-path.js';
+import { resolveDbLayout, resolveDbPath } from '../config/db-path.js';
 import { CliError, EXIT } from '../errors.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { recordingsDir, recordingsHook, recordingsRun } from '../sync/recordings.js';
@@ -24,6 +24,9 @@ export function registerSync(program: Command): void {
         'for several spaces, a TOML config file (--config or CONVODUCK_CONFIG) with one [[space]] each.',
     )
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
+    .option('--db-dir <dir>', 'one DuckDB file per space of the config, DIR/<slug>.duckdb, each under its own lock (default: $CONVODUCK_DB_DIR)')
+    .option('--shard-count <n>', 'this job has N shards: crawl only the config’s spaces this shard owns (by slug, or a space’s shard = K)')
+    .option('--shard-index <i>', 'this process’s shard, 0 … N−1 (default: $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it)')
     .option('--details <mode>', 'all | none | outcomes to fetch first, e.g. failed,transferred', 'all')
     .option('--since <time>', 'list conversations started at or after this (ISO date/time, or 7d, 24h, yesterday)')
     .option('--until <time>', 'list conversations started at or before this (a backfill: the watermark stays)')
@@ -54,6 +57,8 @@ Examples:
   convoduck sync --json > last-run.json      # for schedulers
   convoduck sync --config spaces.toml        # every [[space]] of the file, at once, into one database
   convoduck sync --config spaces.toml --space acme-prod
+  convoduck sync --config spaces.toml --db-dir /data/spaces               # each space in its own file
+  convoduck sync --config spaces.toml --db-dir /data/spaces --shard-count 3 --shard-index 0
 
 A config file lists the spaces; keys stay outside it:
   [[space]]
@@ -65,6 +70,7 @@ A config file lists the spaces; keys stay outside it:
   erase_deleted = true                       # optional, as --erase-deleted
   redact_at_rest = true                      # optional, as --redact-at-rest
   recordings = "/srv/recordings"             # optional, as --recordings (false: never for this space)
+  shard = 2                                  # optional, with --shard-count: this shard owns it
 
 Data the API sends that convoduck did not expect never fails a run: a value whose meaning is
 clear is coerced by a documented rule; a detail that cannot be stored as rows is set aside (its
@@ -83,13 +89,16 @@ Exit codes: 0 done, 1 finished with recorded errors (retried next run), 2 bad se
 3 the API refused the key (401/403), 75 skipped: another sync was writing the database
 (--wait 10m waits for it first), 130 interrupted (what was fetched is kept).
 With several spaces: 3 when any key was refused or could not be read (that space is
-skipped, the others run), 1 for any other recorded error.
+skipped, the others run), 1 for any other recorded error. With --db-dir a space whose file
+another sync holds is skipped (or waited for, --wait) while the others run: 75 only when every
+space was skipped; a shard that owns no space exits 0.
 A listing that does not add up (the server counts more conversations than it serves) exits 1
 and keeps the watermark, so the next run lists that window again.`,
     )
-    .action(withMetricsFile(async (flags: SyncFlags & { apiKey?: string }) => {
+    .action(withMetricsFile(async (flags: SyncFlags & { apiKey?: string }, metrics) => {
       const config = configFilePath(flags.config);
-      if (config !== null || (flags.space ?? []).length > 0) return (await import('../sync/sync-spaces.js')).syncSpacesCommand(flags, config);
+      const spread = resolveDbLayout({ db: flags.db, dbDir: flags.dbDir }).kind === 'dir' || flags.shardCount !== undefined || flags.shardIndex !== undefined;
+      if (config !== null || (flags.space ?? []).length > 0 || spread) return (await import('../sync/sync-spaces.js')).syncSpacesCommand(flags, config, metrics);
       let apiKey: string | undefined;
       try {
         const { summary, dbPath, retention } = await runSync(flags, (key) => (apiKey = key));

@@ -28,9 +28,11 @@ export interface SpaceEntry {
   redactAtRest?: boolean;
   /** where its recordings are downloaded (false: never, whatever --recordings says) */
   recordings?: string | false;
+  /** the shard that owns it, whatever the hash says (src/shared/shards.ts); needs its slug */
+  shard?: number;
 }
 
-export const SPACE_KEYS = ['base_url', 'api_key_env', 'api_key_file', 'max_rpm', 'slug', 'retain_days', 'erase_deleted', 'redact_at_rest', 'recordings'] as const;
+export const SPACE_KEYS = ['base_url', 'api_key_env', 'api_key_file', 'max_rpm', 'slug', 'retain_days', 'erase_deleted', 'redact_at_rest', 'recordings', 'shard'] as const;
 
 /** A config file that cannot be used as it is: exit 2, one line naming the file and line. */
 export class ConfigFileError extends UsageError {
@@ -161,6 +163,12 @@ function checkTable(
     const r = table.recordings;
     if (r !== false && (typeof r !== 'string' || r === '')) throw at(lineOf('recordings'), `recordings in ${label} must be a folder ("DIR") or false`);
     entry.recordings = r;
+  }
+  if (table.shard !== undefined) {
+    const k = table.shard;
+    if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0) throw at(lineOf('shard'), `shard in ${label} must be a whole number ≥ 0 (the shard index that owns the space)`);
+    if (slug === undefined) throw at(lineOf('shard'), `shard in ${label} needs the space's slug — add slug = "…" (a shard owns spaces by slug)`);
+    entry.shard = k;
   }
   return entry;
 }

@@ -95,6 +95,8 @@ export interface SpaceSettings extends ApiSettings {
   redactAtRest?: boolean;
   /** the config's recordings: a folder, or false */
   recordings?: string | false;
+  /** the config's shard: the shard index that owns the space, whatever the hash says */
+  shard?: number;
   /** where the key came from, for the line that says it was refused (never the key) */
   keySource: string;
   /** why the key could not be read (unset variable, unreadable file); apiKey is then empty */
@@ -129,8 +131,8 @@ export function resolveSpaces(
   return resolveConfigSpaces(configFile, process.env, options);
 }
 
-/** Reads the config file and each space's key (from its environment variable or key file). */
-export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = process.env, options: ResolveOptions = {}): SpaceSettings[] {
+/** The config file's [[space]] tables, keys not read; an unreadable file is one line. */
+export function readConfigEntries(file: string): SpaceEntry[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -138,7 +140,12 @@ export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = proce
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw new SettingsError(`cannot read the config file ${file} (${code}): pass --config (or CONVODUCK_CONFIG) with a readable TOML file`);
   }
-  const entries = parseConfigFile(text, file);
+  return parseConfigFile(text, file);
+}
+
+/** Reads the config file and each space's key (from its environment variable or key file). */
+export function resolveConfigSpaces(file: string, env: NodeJS.ProcessEnv = process.env, options: ResolveOptions = {}): SpaceSettings[] {
+  const entries = readConfigEntries(file);
   const spaces = entries.map((entry) => ({ entry, settings: readableSpace(entry, file, env, options) }));
   // Two tables with other names for the same key at the same address are the same space.
   for (let i = 0; i < spaces.length; i++) {
@@ -166,6 +173,7 @@ function readableSpace(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv, 
     const keySource = 'env' in entry.key ? `environment variable ${entry.key.env} (${where})` : `the key file ${entry.key.file} (${where})`;
     const settings: SpaceSettings = { label: entryLabel(entry), baseUrl: entry.baseUrl, apiKey: '', keySource, keyProblem: err.message };
     if (entry.slug !== undefined) settings.slug = entry.slug;
+    if (entry.shard !== undefined) settings.shard = entry.shard;
     return settings;
   }
 }
@@ -197,5 +205,6 @@ function spaceSettings(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv):
   if (entry.eraseDeleted !== undefined) settings.eraseDeleted = entry.eraseDeleted;
   if (entry.redactAtRest !== undefined) settings.redactAtRest = entry.redactAtRest;
   if (entry.recordings !== undefined) settings.recordings = entry.recordings;
+  if (entry.shard !== undefined) settings.shard = entry.shard;
   return settings;
 }

@@ -176,23 +176,25 @@ export function renderStatus(s: StatusReport): string {
 
 /** One line per space: its watermark, its last run and what the next sync fetches for it. */
 function renderSpaces(spaces: SpaceStatus[], sync: StatusReport['syncRunning']): string[] {
-  const rows = spaces.map((sp) => {
-    const run = sp.lastRun;
-    const state = run === null ? '-' : run.stale ? 'running? (killed)' : run.status === 'running' && sync ? 'running' : run.status;
-    return [
-      sp.space,
-      shortTime(sp.watermark),
-      run === null ? 'none yet' : `${run.runId} ${shortTime(run.startedAt)}`,
-      state,
-      thousands(sp.listed),
-      thousands(sp.stored),
-      thousands(sp.pending),
-    ];
-  });
+  return [`spaces     ${spaces.length}`, ...spaceGrid(spaces.map((sp) => spaceRow(sp, sync))).map((line) => `  ${line}`)];
+}
+
+/** A space's line of the spaces table: slug, watermark, last run, its status, listed, stored, pending. */
+export function spaceRow(sp: SpaceStatus, sync: StatusReport['syncRunning']): string[] {
+  const run = sp.lastRun;
+  const state = run === null ? '-' : run.stale ? 'running? (killed)' : run.status === 'running' && sync ? 'running' : run.status;
   return [
-    `spaces     ${spaces.length}`,
-    ...grid(['space', 'watermark', 'last run', 'status', 'listed', 'stored', 'pending'], rows, [false, false, false, false, true, true, true]).map(
-      (line) => `  ${line}`,
-    ),
+    sp.space,
+    shortTime(sp.watermark),
+    run === null ? 'none yet' : `${run.runId} ${shortTime(run.startedAt)}`,
+    state,
+    thousands(sp.listed),
+    thousands(sp.stored),
+    thousands(sp.pending),
   ];
+}
+
+/** The spaces table, its rows from spaceRow. */
+export function spaceGrid(rows: string[][]): string[] {
+  return grid(['space', 'watermark', 'last run', 'status', 'listed', 'stored', 'pending'], rows, [false, false, false, false, true, true, true]);
 }

@@ -2,13 +2,17 @@
 // gap's line, the one-line problem of a run that was not ok, and its flags.
 
 import type { ListingGapSummary, SyncSummary } from '../../crawler/sync.js';
-import { SyncLockedError } from '../../store/sync-lock.js';
+import { holderName, SyncLockedError } from '../../store/sync-lock.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import type { RunFlags } from './flags.js';
 import { formatDuration } from './progress.js';
 
 export interface SyncFlags extends RunFlags {
   db?: string;
+  /** --db-dir DIR: one file per space */
+  dbDir?: string;
+  shardCount?: string;
+  shardIndex?: string;
   /** --recordings DIR */
   recordings?: string;
   /** --recordings-bandwidth RATE */
@@ -41,7 +45,7 @@ export function runErrorOf(err: unknown): CliError {
 export function describeSkipped(err: SyncLockedError): string {
   const waited = err.waitedMs > 0 ? ` (still after waiting ${formatDuration(err.waitedMs / 1000)})` : '';
   return (
-    `another convoduck sync (pid ${err.pid}) is already writing this database${waited}: this run is skipped, ` +
+    `another convoduck sync (${holderName(err.pid, err.host)}) is already writing this database${waited}: this run is skipped, ` +
     `the database left to it (--wait DURATION waits for it; if no such process exists, delete ${err.lockPath})`
   );
 }

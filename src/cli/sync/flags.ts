@@ -34,6 +34,8 @@ export interface RunSettings {
   maxRpm: number | undefined;
   /** how long to wait for another sync holding the database (0: skip this run at once) */
   lockWaitMs: number;
+  /** the lease after which a still heartbeat of another host's sync lock frees it (CONVODUCK_LOCK_LEASE_MS; default store/sync-lock.ts) */
+  lockLeaseMs: number | undefined;
   /** the rate limit's window when tests shrink it (CONVODUCK_RATE_WINDOW_MS) */
   windowMs: number | undefined;
   /** erase after the sync: conversations older than retainDays, and those deleted at the source */
@@ -61,13 +63,19 @@ export function parseRunFlags(flags: RunFlags, now: Date): RunSettings {
     ...(flags.eraseDeleted ? { eraseDeletedAtSource: true } : {}),
   };
   const lockWaitMs = flags.wait !== undefined ? parseDurationArg('--wait', flags.wait) : 0;
-  return { details, since, until, full: flags.full, retrySetAside: flags.retrySetAside, overlapMs, maxRpm, lockWaitMs, windowMs: testWindowMs(), retention };
+  return { details, since, until, full: flags.full, retrySetAside: flags.retrySetAside, overlapMs, maxRpm, lockWaitMs, lockLeaseMs: leaseMs(), windowMs: testWindowMs(), retention };
 }
 
 /** Tests shrink the API's one-minute window to keep crawls short; users never need this. */
 function testWindowMs(): number | undefined {
   const value = process.env.CONVODUCK_RATE_WINDOW_MS;
   return value ? parsePositiveInt('CONVODUCK_RATE_WINDOW_MS', value) : undefined;
+}
+
+/** Tests shorten the sync lock's lease to play a dead pod quickly; users keep the default. */
+function leaseMs(): number | undefined {
+  const value = process.env.CONVODUCK_LOCK_LEASE_MS;
+  return value ? parsePositiveInt('CONVODUCK_LOCK_LEASE_MS', value) : undefined;
 }
 
 /** Runs `work` with a signal that Ctrl-C / SIGTERM abort (a second signal exits at once). */
