@@ -30,8 +30,8 @@
 
 -- the detail bodies are read only once recordings are kept: a database without them pays nothing
 WITH recording_links AS (
-  SELECT id FROM raw_conversations
-  WHERE (SELECT count(*) FROM recordings) > 0 AND json_extract_string(body, '$.data.recording_url') IS NOT NULL
+  SELECT conversation_id AS id FROM conversation_load_state
+  WHERE (SELECT count(*) FROM recordings) > 0 AND has_recording_link
 )
 SELECT
   started_local::DATE                                                 AS day,

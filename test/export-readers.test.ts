@@ -13,7 +13,7 @@ import { scratch } from './support/scratch.js';
 
 const { simulator, tempDb } = scratch('export-readers', { rateLimit: 100_000 });
 /** Tables partitioned by their conversation's start; the first four hold rows after any sync of the simulator. */
-const CONVERSATION_TABLES: readonly string[] = DERIVED_CONVERSATION_TABLES;
+const CONVERSATION_TABLES: readonly string[] = [...DERIVED_CONVERSATION_TABLES, 'conversation_load_state'];
 const WITH_ROWS = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits'];
 
 interface Shape {

@@ -26,7 +26,7 @@ beforeAll(() => {
 
 const outDir = () => join(dir, `out-${++n}`);
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
-const CHILD = ['transcript_turns', 'tool_calls', 'node_visits', 'detail_drift'];
+const CHILD = ['transcript_turns', 'tool_calls', 'node_visits', 'detail_drift', 'conversation_load_state'];
 
 /** Rows in `table` (restricted by `where`) missing from the files, and the other way round. */
 async function differences(db: Database, table: string, files: string, where = 'true', extra = ''): Promise<[number, number]> {
@@ -364,7 +364,7 @@ describe('export never destroys what it does not rewrite', () => {
     const res = await runCli(['export', '--db', dbPath, '--out', out, '--since', '2026-11-05T00:00:00Z']);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(
-      /^convoduck: .* holds earlier rows of conversations, transcript_turns, tool_calls, node_visits, detail_drift that --since without --partition-by would drop .* — export without --since, or use --partition-by day\|month with --since in a new folder for incremental exports\n$/,
+      /^convoduck: .* holds earlier rows of conversations, transcript_turns, tool_calls, node_visits, detail_drift, conversation_load_state that --since without --partition-by would drop .* — export without --since, or use --partition-by day\|month with --since in a new folder for incremental exports\n$/,
     );
     expect(snapshot(out)).toEqual(before);
     expect(await exportedRows(out, 'conversations')).toBe(150);

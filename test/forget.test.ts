@@ -137,10 +137,12 @@ async function exportedByDay() {
   const read = (sql: string) => Database.with(join(dir, `reader-${copies}-${Math.random()}.duckdb`), (d) => d.all<{ n: number }>(sql));
   const turns = `read_parquet('${out}/transcript_turns/**/*.parquet', hive_partitioning = true)`;
   const count = async (where: string) => (await read(`SELECT count(*)::INTEGER AS n FROM ${turns} WHERE ${where}`))[0]!.n;
+  const loadState = `read_parquet('${out}/conversation_load_state/**/*.parquet', hive_partitioning = true)`;
+  const countLoadState = async (where: string) => (await read(`SELECT count(*)::INTEGER AS n FROM ${loadState} WHERE ${where}`))[0]!.n;
   const ofIds = `conversation_id IN (${ids.map((id) => `'${id}'`).join(',')})`;
   // the days (UTC) the erased conversations started on: the partitions that hold them
   const days = new Set(ids.map((id) => sim.dataset.record(id)!.summary.started_at!).map((t) => new Date(t).toISOString().slice(0, 10)));
-  return { ids, truth, db, out, count, ofIds, days };
+  return { ids, truth, db, out, count, countLoadState, ofIds, days };
 }
 
 /** Files of partitions other than `days` are byte for byte as before; those of `days` are not. */
@@ -156,10 +158,11 @@ function expectOnlyPartitionsRewritten(before: Map<string, string>, after: Map<s
 
 describe('forget --out DIR', () => {
   it('rewrites only the partitions that held the erased conversations: none of their rows is left, the others are untouched', async () => {
-    const { truth, db, out, count, ofIds, days } = await exportedByDay();
+    const { ids, truth, db, out, count, countLoadState, ofIds, days } = await exportedByDay();
     const total = await count('true');
     const gone = await count(ofIds);
     expect(gone).toBeGreaterThan(0);
+    expect(await countLoadState(ofIds)).toBe(ids.length);
     const before = exportFiles(out);
 
     const result = await runCli(['forget', '--match', truth.caller.phoneE164, '--out', out], envFor(db));
@@ -167,6 +170,8 @@ describe('forget --out DIR', () => {
     expect(result.stderr).toContain(`forget: rewrote the ${days.size} partition${days.size === 1 ? '' : 's'} that held them (${[...days].sort().join(', ')})`);
     expect(await count(`${ofIds} OR contains(text, '${truth.caller.phoneE164}') OR contains(text, '${truth.caller.phoneNational}')`)).toBe(0);
     expect(await count('true')).toBe(total - gone);
+    // the load facts of the erased conversations went with their rows
+    expect(await countLoadState(ofIds)).toBe(0);
     expectOnlyPartitionsRewritten(before, exportFiles(out), days);
   }, 300_000);
 });

@@ -9,6 +9,7 @@ import { fixed } from './measure.js';
 import type { NormaliseResult } from './normalise.js';
 import { int, secs, type Goal } from './print.js';
 import type { RealDataResult } from './real-data.js';
+import { lakeDocTable, type LakeResult } from './lake.js';
 import type { RecordingsBenchResult } from './recordings.js';
 import type { ReportsResult } from './reports.js';
 import type { ScaleResult } from './scale.js';
@@ -34,6 +35,7 @@ export interface BenchFigures {
     realdata?: RealDataResult;
     search?: SearchBenchResult;
     shards?: ShardsResult;
+    lake?: LakeResult;
     recordings?: RecordingsBenchResult;
   };
   /** the goals each section added, by section */
@@ -206,6 +208,7 @@ export const BLOCKS: Record<string, Block> = {
   realdata: { section: 'realdata', render: realDataTables },
   search: { section: 'search', render: (f) => searchDocTable(f.sections.search!) },
   shards: { section: 'shards', render: (f) => shardsDocTable(f.sections.shards!) },
+  lake: { section: 'lake', render: (f) => lakeDocTable(f.sections.lake!) },
   recordings: { section: 'recordings', render: recordingsTable },
 };
 

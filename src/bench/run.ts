@@ -1,6 +1,6 @@
 // `npm run bench`: how close convoduck comes to what the API allows, and what it costs.
 //
-//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,shards,stored,realdata,redact,search,recordings] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
+//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,shards,stored,realdata,redact,search,recordings,lake] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
 //
 // Prints tables on stdout (progress on stderr) and writes the same figures as JSON to
 // reports/bench/bench-<time>.json and reports/bench/latest.json; --write-docs also rewrites the
@@ -18,6 +18,7 @@ import { benchNormalise, type NormaliseResult } from './normalise.js';
 import { printBudget, printCrawl, printNormalise, printRealData, printReports, printSpaces, printStored, secs, table, type Goal } from './print.js';
 import { benchRealData } from './real-data.js';
 import { benchRedact, printRedact } from './redact.js';
+import { benchLake, printLake } from './lake.js';
 import { benchReports } from './reports.js';
 import { benchScale } from './scale.js';
 import { benchSpaces, type SpacesSettings } from './many-keys.js';
@@ -27,7 +28,7 @@ import { benchSearch, printSearch, type SearchBenchSettings } from './search.js'
 import { benchStored } from './stored.js';
 import { benchRecordings, printRecordings, type RecordingsBenchSettings } from './recordings.js';
 
-const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'shards', 'stored', 'realdata', 'redact', 'search', 'recordings'] as const;
+const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'shards', 'stored', 'realdata', 'redact', 'search', 'recordings', 'lake'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -39,6 +40,8 @@ interface Settings {
   incrementalNew: number;
   normaliseDetails: number;
   reportConversations: number;
+  /** conversations of the lake the reports run over beside one file */
+  lakeConversations: number;
   spaces: SpacesSettings;
   /** the Indexed Job of docs/kubernetes.md on this machine */
   shards: ShardsSettings;
@@ -61,6 +64,7 @@ const FULL: Settings = {
   incrementalNew: 500,
   normaliseDetails: 50_000,
   reportConversations: 1_000_000,
+  lakeConversations: 1_000_000,
   // 200 conversations a key at 60/min: over 3 whole windows each
   spaces: { count: 100, conversations: 200, rateLimit: 60, windowMs: 60_000, latencyMs: 0 },
   shards: { shards: 9, spacesPerShard: 12, conversations: 200, rateLimit: 60, windowMs: 60_000 },
@@ -80,6 +84,7 @@ const QUICK: Settings = {
   incrementalNew: 100,
   normaliseDetails: 5_000,
   reportConversations: 100_000,
+  lakeConversations: 100_000,
   spaces: { count: 20, conversations: 100, rateLimit: 30, windowMs: 10_000, latencyMs: 0 },
   shards: { shards: 9, spacesPerShard: 4, conversations: 100, rateLimit: 30, windowMs: 10_000 },
   storedSizes: [10_000, 50_000],
@@ -135,7 +140,7 @@ function parseArgs(argv: string[]): Args {
 
 function usage(error?: string): never {
   const text =
-    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,shards,stored,realdata,redact,search,recordings] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
+    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,shards,stored,realdata,redact,search,recordings,lake] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
     '  --quick   smaller N and time-scaled rate windows (about 3 minutes)\n' +
     '  --only    run only these sections\n' +
     `  --cases   run only these budget cases (${budgetCases().map((c) => `${c.key} ${c.algorithm}`).join(', ')})\n` +
@@ -293,6 +298,13 @@ async function main(): Promise<void> {
       const from = goals.length;
       printRecordings(r, goals, settings.quick);
       goalsOf('recordings', from);
+    }
+    if (only.has('lake')) {
+      const r = await timed('lake', () => benchLake(settings.lakeConversations, work, log));
+      sections.lake = r;
+      const from = goals.length;
+      printLake(r, goals);
+      goalsOf('lake', from);
     }
   } finally {
     await budgetSims?.close();

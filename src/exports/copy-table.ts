@@ -17,7 +17,7 @@ import { sqlText } from '../store/sql.js';
 export const PLACEHOLDERS_DIR = '.placeholders';
 
 /** Tables whose rows belong to a conversation: filtered by --since and partitioned. */
-export const CONVERSATION_TABLES: readonly string[] = DERIVED_CONVERSATION_TABLES;
+export const CONVERSATION_TABLES: readonly string[] = [...DERIVED_CONVERSATION_TABLES, 'conversation_load_state'];
 
 /** How one table is exported. */
 export interface TablePlan {

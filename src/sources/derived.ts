@@ -1,13 +1,11 @@
-// What reports read beyond the public tables, derived over a lake from the public tables by the
+// What reports read beyond the public tables, derived over a lake from the exported tables by the
 // store's own rules. Over one database these are tables written with the rows; here they are
 // views, worked out at each read.
 //
-// raw_conversations keeps only what the public tables say of each stored detail: fetched_at is
-// the usable detail's (NULL for a set-aside one), invalid_reason the set-aside drift's note,
-// is_final the conversation row's, and body is NULL. Where the database knows more, reports over
-// a lake can differ: api_drift's first_seen/last_seen of a set-aside detail (empty), coverage's
-// recordings_expected (0), and a detail fetched in progress whose list entry later showed the
-// conversation ended (`stored` instead of `in_progress` until the next sync fetches it again).
+// raw_conversations has every column but the body (and listing_changed, the sync's own): the fetch
+// time and finality come from conversation_load_state, a set-aside detail's reason from its
+// detail_drift row, the derivation's state from conversations. What the reports read of the body
+// (whether it has a recording link) they read from conversation_load_state, over both sources.
 
 import { conversationFiguresSql } from '../store/figures.js';
 import { termListSql } from '../store/search-index/tokenize.js';
@@ -19,12 +17,12 @@ export const DERIVED_VIEWS: readonly (readonly [string, string])[] = [
   ['conversation_figures', conversationFiguresSql()],
   [
     'raw_conversations',
-    `SELECT c.id, c.space, c.detail_fetched_at AS fetched_at, NULL AS body, s.invalid_reason, c.is_final, c.detail_state,
-            NULL AS listing_changed
-     FROM conversations c
+    `SELECT l.conversation_id AS id, l.space, l.detail_fetched_at AS fetched_at, NULL AS body, s.invalid_reason, l.is_final,
+            c.detail_state, NULL AS listing_changed
+     FROM conversation_load_state l
+     LEFT JOIN conversations c ON c.id = l.conversation_id
      LEFT JOIN (SELECT conversation_id, min(note) AS invalid_reason FROM detail_drift WHERE kind = 'set_aside' GROUP BY conversation_id) s
-       ON s.conversation_id = c.id
-     WHERE c.detail_state IS NOT NULL`,
+       ON s.conversation_id = l.conversation_id`,
   ],
   ['search_turns', `SELECT conversation_id, seq, len(terms) AS terms FROM (${TURN_TERMS})`],
   [

@@ -3,10 +3,10 @@
 // from the path), with the columns and types of the native table, so that the reports' SQL runs
 // unchanged and prints what it prints over one database. Nothing in DIR is written.
 //
-// The lake holds the public tables only. What reports read beyond them is derived here by the
-// store's own rules: conversation_figures from the turns, visits and calls; the search index from
-// the turns (a scan at each search: the lake has no index); and of raw_conversations the columns
-// the public tables carry (derived.ts says which, and what differs).
+// The lake holds the public tables only (conversation_load_state among them: what reports read of
+// the raw bodies). What reports read beyond them is derived here by the store's own rules:
+// conversation_figures from the turns, visits and calls; the search index from the turns (a scan
+// at each search: the lake has no index); and raw_conversations without its body (derived.ts).
 
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';

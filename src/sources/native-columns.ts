@@ -1,7 +1,9 @@
-// The columns of every table of convoduck's schema, in order, with their types: what a view over
-// a lake or over many space files must give back, so that reports read the same values and print
-// the same bytes as over one database.
+// The columns of every table of convoduck's schema (and of the view conversation_load_state, which
+// export writes as a table), in order, with their types: what a view over a lake or over many
+// space files must give back, so that reports read the same values and print the same bytes as
+// over one database.
 
+import { LOAD_STATE_VIEW_SQL } from '../store/load-state.js';
 import { SCHEMA_SQL } from '../store/schema.js';
 import type { Database } from '../store/database.js';
 import { sqlIdent } from '../store/sql.js';
@@ -19,7 +21,7 @@ export async function nativeColumns(db: Database): Promise<Map<string, NativeCol
   await db.run(`ATTACH ':memory:' AS ${SCRATCH}`);
   try {
     await db.run(`USE ${SCRATCH}`);
-    await db.connection.run(SCHEMA_SQL);
+    await db.connection.run(SCHEMA_SQL + LOAD_STATE_VIEW_SQL);
     await db.run('USE memory');
     const rows = await db.all<{ table_name: string; column_name: string; data_type: string }>(
       `SELECT table_name, column_name, data_type FROM duckdb_columns()

@@ -5,7 +5,7 @@ import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node
 import { chmodSync, closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { MIGRATIONS } from './migrations.js';
-import { SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL } from './schema.js';
+import { ALL_VIEWS_SQL, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { DatabaseBusyError, StoreError } from '../shared/errors.js';
 import { upgradeNotice } from './upgrade-notice.js';
 import { sqlText } from './sql.js';
@@ -267,7 +267,7 @@ export class Database {
           await this.connection.run(MIGRATIONS[version]!);
         }
         // the views read the tables as the last migration left them: a new file gets them now
-        if (!existing?.n) await this.connection.run(VIEWS_SQL);
+        if (!existing?.n) await this.connection.run(ALL_VIEWS_SQL);
         await this.connection.run(`INSERT OR REPLACE INTO convoduck_meta VALUES ('schema_version', ?)`, [String(SCHEMA_VERSION)]);
       }),
     );

@@ -10,6 +10,7 @@ import { SEARCH_MIGRATION } from './search-index/schema.js';
 import { conversationKeySql } from './conversation-key.js';
 import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
 import { AGENT_DETAIL_COLUMNS, BIG_TABLES, VIEWS_SQL } from './schema.js';
+import { LOAD_STATE_VIEW_SQL } from './load-state.js';
 
 /** Parts the figures of a stored database are worked out in (schemas 12 and 13). */
 const TURN_FIGURES_PARTS = 16;
@@ -153,4 +154,6 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   // the downloaded recordings (src/store/recordings.ts), and whether an erasure removed one
   18: `${RECORDINGS_DDL}
       ALTER TABLE erasures ADD COLUMN IF NOT EXISTS recording_deleted BOOLEAN;`,
+  // the load facts of each stored detail, exported beside the conversation tables (load-state.ts)
+  19: LOAD_STATE_VIEW_SQL,
 };

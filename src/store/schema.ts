@@ -9,8 +9,9 @@ import { REDACTION_AT_REST_DDL } from './redaction-at-rest.js';
 import { RECORDINGS_DDL } from './recordings.js';
 import { SEARCH_DDL } from './search-index/schema.js';
 import { CONVERSATION_FIGURES_DDL } from './figures.js';
+import { LOAD_STATE_VIEW_SQL } from './load-state.js';
 
-export const SCHEMA_VERSION = 18;
+export const SCHEMA_VERSION = 19;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -27,6 +28,7 @@ export const PUBLIC_TABLES = [
   'sync_runs',
   'sync_errors',
   'recordings',
+  'conversation_load_state',
 ] as const;
 export type PublicTable = (typeof PUBLIC_TABLES)[number];
 
@@ -46,6 +48,9 @@ SELECT c.id, c.space, c.agent_id, a.name AS agent_name, c.channel, c.direction, 
 FROM conversations c
 LEFT JOIN agents a ON a.id = c.agent_id;
 `;
+
+/** Every view of convoduck's own: the public ones, and conversation_load_state (load-state.ts). */
+export const ALL_VIEWS_SQL = VIEWS_SQL + LOAD_STATE_VIEW_SQL;
 
 /** Tables derived from the raw ones, rebuilt by `rebuild`. */
 export const DERIVED_CONVERSATION_TABLES = ['conversations', 'transcript_turns', 'tool_calls', 'node_visits', 'detail_drift'] as const;
