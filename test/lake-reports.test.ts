@@ -17,6 +17,8 @@ const { fileDir } = scratch('lake-reports');
 const NOW = new Date('2026-11-20T12:00:00Z');
 // a fixed period: the page's period and tiles then depend on the data alone
 const PERIOD = ['--from', '2026-10-01', '--to', '2026-11-21'];
+// the page's line saying the minute it was written
+const WRITTEN = /Written [^<]*\(UTC\)\./;
 
 let root: string;
 let one: string;
@@ -169,7 +171,10 @@ describe('report --lake and --db-dir: the bytes of one database', () => {
     const page = async (name: string, source: string[]) => {
       const out = join(root, `html-${name}`);
       await ok(['report', '--html', '--out', out, ...PERIOD, ...source]);
-      return readFileSync(join(out, 'report.html'), 'utf8');
+      // the page says the minute it was written: two runs either side of a minute differ there alone
+      const html = readFileSync(join(out, 'report.html'), 'utf8');
+      expect(html).toMatch(WRITTEN);
+      return html.replace(WRITTEN, 'Written (when).');
     };
     expect(await page('lake', ['--lake', lake])).toBe(await page('one', ['--db', one]));
     expect(await page('dir', ['--db-dir', spaceDir])).toBe(await page('merged', ['--db', merged]));
@@ -181,6 +186,9 @@ describe('report --lake and --db-dir: the bytes of one database', () => {
       'SELECT * FROM transcript_turns ORDER BY conversation_id, seq',
       'SELECT * FROM agents ORDER BY id',
       'SELECT * FROM tool_calls ORDER BY conversation_id, seq',
+      'SELECT * FROM conversation_load_state ORDER BY conversation_id',
+      // of the raw details, all but the body (and the sync's own listing_changed)
+      'SELECT id, space, fetched_at, invalid_reason, is_final, detail_state FROM raw_conversations ORDER BY id',
     ];
     for (const q of tables) {
       expect(await ok(['query', '--format', 'json', '--lake', lake, q])).toBe(await ok(['query', '--format', 'json', '--db', one, q]));
