@@ -47,7 +47,14 @@ export async function runSpaces(
       if (only !== null && !only.has(slug)) return null;
       const dbPath = spaceDbPath(layout.dir, slug);
       try {
-        const summary = await syncSpaces({ ...common, only: [], spaces: [target], dbPath, onStoredRedacted: onStoredRedacted(dbPath) });
+        const summary = await syncSpaces({
+          flushIntervalMs: spaceFileFlushMs(targets.length),
+          ...common,
+          only: [],
+          spaces: [target],
+          dbPath,
+          onStoredRedacted: onStoredRedacted(dbPath),
+        });
         return { ...summary.spaces[0]!, target: i, dbPath };
       } catch (err) {
         return { target: i, space: slug, status: statusOfThrown(err, common.signal), summary: null, error: err, counters: null, dbPath };
@@ -55,6 +62,15 @@ export async function runSpaces(
     }),
   );
   return { spaces: outcomes.filter((o): o is RunSpaceOutcome => o !== null), seconds: (Date.now() - started) / 1000 };
+}
+
+/**
+ * How long a space file's fetched details wait for their write. Each file is opened, checkpointed
+ * and closed per write, and one file per space forgoes the sharing of openings one database gives
+ * many spaces: the more files a process writes, the fewer openings each may cost.
+ */
+export function spaceFileFlushMs(files: number): number {
+  return Math.min(30_000, Math.max(2_000, files * 1_000));
 }
 
 /** The folder of space files, made when missing (as --db makes its file): its parent must exist. */
