@@ -85,7 +85,7 @@ describe('conversations_named', () => {
     });
     expect(SCHEMA_VERSION).toBeGreaterThan(14);
     const views = await Database.with(path, (d) => d.all<{ view_name: string }>(`SELECT view_name FROM duckdb_views() WHERE NOT internal`));
-    expect(views.map((v) => v.view_name)).toEqual(['conversations_named']);
+    expect(views.map((v) => v.view_name).sort()).toEqual(['conversation_load_state', 'conversations_named']);
   });
 
   it('is no table export writes: asked for, one line saying how to get it', async () => {
