@@ -5,7 +5,6 @@
 // one pod killed outright mid-run and started again with the same index, as the Job controller
 // does; then the report CronJob's script, whose reports must equal byte for byte those of one
 // process that synced the same spaces into one file.
-import { DuckDBInstance } from '@duckdb/node-api';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +14,7 @@ import { generateDataset, type Simulator } from '../src/simulator/index.js';
 import { spaceDbPath } from '../src/store/space-files.js';
 import { CLI, runCli } from './support/cli.js';
 import { place, recipe } from './support/doc-recipes.js';
+import { withDuck } from './support/in-memory-duck.js';
 import {
   commandLines,
   containerOf,
@@ -92,18 +92,6 @@ function cluster(sims: Simulator[]): { root: string; folders: Record<string, str
   return { root, folders, env, config };
 }
 
-/** What a query returns over DuckDB files attached read-only. */
-async function duck<T>(work: (sql: (q: string) => Promise<Record<string, unknown>[]>) => Promise<T>): Promise<T> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  try {
-    return await work(async (q) => (await conn.runAndReadAll(q)).getRowObjectsJson() as Record<string, unknown>[]);
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
-}
-
 const KEYS: Record<string, string> = {
   conversations: `id, space, agent_id, outcome, epoch_ms(started_at), duration_sec, message_count`,
   transcript_turns: `conversation_id, seq, epoch_ms(spoken_at), speaker, text, node_key`,
@@ -114,7 +102,7 @@ const KEYS: Record<string, string> = {
 
 /** Per table, every row's key columns as text, sorted: from the lake's Parquet, or from the space files. */
 async function rowsOf(source: { lake: string } | { files: string[] }): Promise<Record<string, string[]>> {
-  return duck(async (sql) => {
+  return withDuck(async (sql) => {
     for (const t of Object.keys(KEYS)) {
       if ('lake' in source) {
         await sql(`CREATE VIEW ${t} AS SELECT * FROM read_parquet('${join(source.lake, t)}/**/*.parquet', hive_partitioning = true)`);
@@ -131,7 +119,7 @@ async function rowsOf(source: { lake: string } | { files: string[] }): Promise<R
 
 /** Each space's sync runs: when each started and ended (a run killed outright never ends: null). */
 async function runsOf(file: string): Promise<{ started: number; ended: number | null; status: string }[]> {
-  return duck(async (sql) => {
+  return withDuck(async (sql) => {
     await sql(`ATTACH '${file}' AS s (READ_ONLY)`);
     const rows = await sql(`SELECT epoch_ms(started_at) AS started, epoch_ms(ended_at) AS ended, status FROM s.sync_runs ORDER BY started_at`);
     return rows.map((r) => ({ started: Number(r.started), ended: r.ended === null ? null : Number(r.ended), status: String(r.status) }));

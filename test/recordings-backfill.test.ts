@@ -2,40 +2,18 @@
 // ETA from the key's budget (each owed recording costs one Get conversation); --recordings-bandwidth
 // caps every download of the run; a `.part` a killed backfill left for a conversation no later
 // run retries is removed by the next complete run.
-import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../src/simulator/index.js';
+import { existsSync, readdirSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { runCli, startCli } from './support/cli.js';
+import { filesUnder } from './support/files-under.js';
+import { scratch } from './support/scratch.js';
 
-let dir: string;
-const sims: Simulator[] = [];
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-recordings-backfill-'));
-});
-afterEach(async () => {
-  await Promise.all(sims.splice(0).map((s) => s.close()));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function sim(opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> {
-  const s = await startSimulator({ rateLimit: 100_000, ...opts });
-  sims.push(s);
-  return s;
-}
+const { simulator: sim, fileDir } = scratch('recordings-backfill', { rateLimit: 100_000 });
 
 const envFor = (s: Simulator, db: string) => ({ CONVODUCK_BASE_URL: s.baseUrl, CONVODUCK_API_KEY: s.apiKey, CONVODUCK_DB: db });
-
-function filesUnder(root: string): string[] {
-  if (!existsSync(root)) return [];
-  return readdirSync(root, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(root, join(e.parentPath, e.name)))
-    .sort();
-}
 
 const stored = (db: string) =>
   Database.with(db, (d) => d.all<{ conversation_id: string; state: string; sha256: string | null }>(`SELECT conversation_id, state, sha256 FROM recordings ORDER BY 1`), { readOnly: true });
@@ -43,8 +21,8 @@ const stored = (db: string) =>
 describe('recordings owed by earlier runs', () => {
   it('a --full backfill logs its progress, and an ETA from the key’s budget, at least every 5 s', async () => {
     const s = await sim({ seed: 47, conversations: 60, days: 20 });
-    const db = join(dir, 'progress.duckdb');
-    const out = join(dir, 'progress');
+    const db = join(fileDir(), 'progress.duckdb');
+    const out = join(fileDir(), 'progress');
     const plain = await runCli(['sync'], envFor(s, db));
     expect(plain.code, plain.stderr).toBe(0);
     const owed = [...s.recordingTruth().values()].filter((t) => t.kind !== 'missing').length;
@@ -85,8 +63,8 @@ describe('recordings owed by earlier runs', () => {
 
   it('--recordings-bandwidth caps the downloads: N bytes at C per second take about N / C seconds', async () => {
     const s = await sim({ seed: 48, conversations: 50, days: 5 });
-    const db = join(dir, 'bandwidth.duckdb');
-    const out = join(dir, 'bandwidth');
+    const db = join(fileDir(), 'bandwidth.duckdb');
+    const out = join(fileDir(), 'bandwidth');
     const plain = await runCli(['sync'], envFor(s, db));
     expect(plain.code, plain.stderr).toBe(0);
     const truth = [...s.recordingTruth().values()].filter((t) => t.kind !== 'missing');
@@ -107,10 +85,10 @@ describe('recordings owed by earlier runs', () => {
   it('refuses a bandwidth that is not a rate, or one with no recordings to cap, in one line and stores nothing', async () => {
     const s = await sim({ seed: 49, conversations: 10, days: 2 });
     for (const [args, message] of [
-      [['--recordings', join(dir, 'never'), '--recordings-bandwidth', 'fast'], /^convoduck: --recordings-bandwidth "fast" is not a rate — give bytes per second, e.g. 5MB\/s/],
+      [['--recordings', join(fileDir(), 'never'), '--recordings-bandwidth', 'fast'], /^convoduck: --recordings-bandwidth "fast" is not a rate — give bytes per second, e.g. 5MB\/s/],
       [['--recordings-bandwidth', '5MB/s'], /^convoduck: --recordings-bandwidth caps the downloads of recordings, and none are on — add --recordings DIR/],
     ] as const) {
-      const db = join(dir, 'refused.duckdb');
+      const db = join(fileDir(), 'refused.duckdb');
       const res = await runCli(['sync', ...args], envFor(s, db));
       expect(res.code, res.stderr).toBe(2);
       expect(res.stderr.trim().split('\n')).toHaveLength(1);
@@ -122,8 +100,8 @@ describe('recordings owed by earlier runs', () => {
 
   it('a .part a killed backfill left, for a conversation past the retry window, goes with the next complete run', async () => {
     const s = await sim({ seed: 50, conversations: 40, days: 20, recordings: { slow: 1, slowBytesPerSecond: 3_000 } });
-    const db = join(dir, 'parts.duckdb');
-    const out = join(dir, 'parts');
+    const db = join(fileDir(), 'parts.duckdb');
+    const out = join(fileDir(), 'parts');
     // synced without recordings; then the last 7 days' recordings, then a backfill of the older ones, killed mid-download
     const plain = await runCli(['sync'], envFor(s, db));
     expect(plain.code, plain.stderr).toBe(0);

@@ -4,30 +4,16 @@
 // complete; a sync killed mid-download leaves only a .part file and the next run completes it;
 // forget and retention remove the files.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
 import { runCli, startCli } from './support/cli.js';
+import { filesUnder } from './support/files-under.js';
+import { scratch } from './support/scratch.js';
 
-let dir: string;
-const sims: Simulator[] = [];
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'convoduck-recordings-'));
-});
-afterEach(async () => {
-  await Promise.all(sims.splice(0).map((s) => s.close()));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function sim(opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> {
-  const s = await startSimulator({ rateLimit: 100_000, days: 3, ...opts });
-  sims.push(s);
-  return s;
-}
+const { simulator: sim, fileDir } = scratch('recordings', { rateLimit: 100_000, days: 3 });
 
 const envFor = (s: Simulator, db: string) => ({ CONVODUCK_BASE_URL: s.baseUrl, CONVODUCK_API_KEY: s.apiKey, CONVODUCK_DB: db });
 
@@ -44,14 +30,6 @@ interface Row extends Record<string, unknown> {
 const rows = (db: string): Promise<Row[]> =>
   Database.with(db, (d) => d.all<Row>(`SELECT conversation_id, state, path, bytes::INTEGER AS bytes, sha256, duration_seconds, attempts FROM recordings ORDER BY 1`), { readOnly: true });
 
-function filesUnder(root: string): string[] {
-  if (!existsSync(root)) return [];
-  return readdirSync(root, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(root, join(e.parentPath, e.name)))
-    .sort();
-}
-
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const detailRequests = (s: Simulator, from: number, id: string) =>
   s.requestLog.slice(from).filter((r) => r.kind === 'conversation_detail' && r.path.endsWith(`/${id}`)).length;
@@ -59,8 +37,8 @@ const detailRequests = (s: Simulator, from: number, id: string) =>
 describe('sync --recordings', () => {
   it('stores every recording byte-exact in the first run; cut ones are tried again, missing ones recorded', async () => {
     const s = await sim({ seed: 41, conversations: 60, recordings: { truncated: 0.25, missing: 0.15, slow: 0.1, slowBytesPerSecond: 40_000 } });
-    const db = join(dir, 'first.duckdb');
-    const out = join(dir, 'first');
+    const db = join(fileDir(), 'first.duckdb');
+    const out = join(fileDir(), 'first');
     const run = await runCli(['sync', '--recordings', out], envFor(s, db));
     expect(run.code, run.stderr).toBe(0);
 
@@ -98,7 +76,7 @@ describe('sync --recordings', () => {
     const missing = kinds.filter((k) => k === 'missing').length;
     expect(status.stdout).toContain(`recordings: ${truth.size} expected, ${truth.size - missing} stored, ${missing} missing, 0 expired`);
     // the coverage report counts them per day, as the truth has them
-    const reports = join(dir, 'first-reports');
+    const reports = join(fileDir(), 'first-reports');
     const report = await runCli(['report', 'coverage', '--out', reports, '--format', 'json'], { CONVODUCK_DB: db });
     expect(report.code, report.stderr).toBe(0);
     const days = JSON.parse(readFileSync(join(reports, 'coverage.json'), 'utf8')) as Record<string, number>[];
@@ -108,8 +86,8 @@ describe('sync --recordings', () => {
 
   it('stores recordings of megabytes byte-exact, and says nothing of them on stderr but its counts', async () => {
     const s = await sim({ seed: 51, conversations: 10, recordings: { extraSeconds: 150 } });
-    const db = join(dir, 'large.duckdb');
-    const out = join(dir, 'large');
+    const db = join(fileDir(), 'large.duckdb');
+    const out = join(fileDir(), 'large');
     const run = await runCli(['sync', '--recordings', out], envFor(s, db));
     expect(run.code, run.stderr).toBe(0);
     const truth = s.recordingTruth();
@@ -122,8 +100,8 @@ describe('sync --recordings', () => {
 
   it('renews a link that expired before its download with one detail request, then stores it on a later run', async () => {
     const s = await sim({ seed: 42, conversations: 40, recordingLinkSeconds: 0 });
-    const db = join(dir, 'expired.duckdb');
-    const out = join(dir, 'expired');
+    const db = join(fileDir(), 'expired.duckdb');
+    const out = join(fileDir(), 'expired');
     const run = await runCli(['sync', '--recordings', out], envFor(s, db));
     expect(run.code, run.stderr).toBe(0);
     const truth = s.recordingTruth();
@@ -147,8 +125,8 @@ describe('sync --recordings', () => {
 
   it('a sync killed mid-download leaves only a .part file; the next run completes every recording', async () => {
     const s = await sim({ seed: 43, conversations: 16, recordings: { slow: 1, slowBytesPerSecond: 4_000 } });
-    const db = join(dir, 'killed.duckdb');
-    const out = join(dir, 'killed');
+    const db = join(fileDir(), 'killed.duckdb');
+    const out = join(fileDir(), 'killed');
     const { child, done } = startCli(['sync', '--recordings', out], envFor(s, db));
     const deadline = Date.now() + 60_000;
     while (!filesUnder(out).some((f) => f.endsWith('.part')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -170,8 +148,8 @@ describe('sync --recordings', () => {
 
   it('backfills a database synced without recordings: --full fetches one fresh link per recording, oldest included', async () => {
     const s = await sim({ seed: 45, conversations: 40, days: 20 });
-    const db = join(dir, 'backfill.duckdb');
-    const out = join(dir, 'backfill');
+    const db = join(fileDir(), 'backfill.duckdb');
+    const out = join(fileDir(), 'backfill');
     const plain = await runCli(['sync'], envFor(s, db));
     expect(plain.code, plain.stderr).toBe(0);
     expect(existsSync(out)).toBe(false);
@@ -198,8 +176,8 @@ describe('sync --recordings', () => {
 
   it('a confidential space has no recordings', async () => {
     const s = await sim({ seed: 46, conversations: 20, confidential: true });
-    const db = join(dir, 'confidential.duckdb');
-    const out = join(dir, 'confidential');
+    const db = join(fileDir(), 'confidential.duckdb');
+    const out = join(fileDir(), 'confidential');
     const run = await runCli(['sync', '--recordings', out], envFor(s, db));
     expect(run.code, run.stderr).toBe(0);
     expect(s.recordingTruth().size).toBe(0);
@@ -210,8 +188,8 @@ describe('sync --recordings', () => {
 
   it('forget and retention delete the recording files, and the erasure log says so', async () => {
     const s = await sim({ seed: 44, conversations: 40, days: 10 });
-    const db = join(dir, 'erase.duckdb');
-    const out = join(dir, 'erase');
+    const db = join(fileDir(), 'erase.duckdb');
+    const out = join(fileDir(), 'erase');
     const run = await runCli(['sync', '--recordings', out, '--full'], envFor(s, db));
     expect(run.code, run.stderr).toBe(0);
     const stored = await rows(db);

@@ -2,7 +2,6 @@
 // of spaces (three simulators over real HTTP) and its own database, run the hourly job at the
 // same moment into one shared lake; the lake, read with the doc's DuckDB views, holds exactly
 // what the two databases hold, run after run.
-import { DuckDBInstance } from '@duckdb/node-api';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../src/simulator/index.js';
 import { CLI } from './support/cli.js';
 import { place, recipe } from './support/doc-recipes.js';
+import { withDuck } from './support/in-memory-duck.js';
 import { scratch } from './support/scratch.js';
 
 const { simulator, tempDir } = scratch('scale-out', { rateLimit: 100_000 });
@@ -56,17 +56,6 @@ function runJob(m: { root: string; script: string }): Promise<{ code: number | n
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stderr }));
   });
-}
-
-async function withDuck<T>(work: (sql: (q: string) => Promise<Record<string, unknown>[]>) => Promise<T>): Promise<T> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  try {
-    return await work(async (q) => (await conn.runAndReadAll(q)).getRowObjectsJson() as Record<string, unknown>[]);
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
 }
 
 /** Per table, every row's key columns as text, sorted: from the lake through the doc's views, or from the machines' databases. */
