@@ -2,7 +2,7 @@
 // ETA from the key's budget (each owed recording costs one Get conversation); --recordings-bandwidth
 // caps every download of the run; a `.part` a killed backfill left for a conversation no later
 // run retries is removed by the next complete run.
-import { existsSync, readdirSync, utimesSync } from 'node:fs';
+import { existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../src/simulator/index.js';

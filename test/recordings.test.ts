@@ -4,7 +4,7 @@
 // complete; a sync killed mid-download leaves only a .part file and the next run completes it;
 // forget and retention remove the files.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../src/simulator/index.js';
