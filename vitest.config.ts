@@ -4,12 +4,18 @@ import { defineConfig } from 'vitest/config';
 // `npm test` runs them all (test/run-projects.mjs): unit, integration and docs side by side, and
 // timing beside them in a process of its own; `npx vitest run` runs timing after the others.
 
-/** Files that wait on real (shrunk) rate-limit windows and judge when things happened. */
+/**
+ * Files that wait on real (shrunk) rate-limit windows, kills and timeouts, and judge when things
+ * happened: they mostly wait, so they run one at a time beside the busier projects.
+ */
 const TIMING = [
+  'test/alerts-hourly.test.ts',
   'test/back-to-back.test.ts',
+  'test/chaos.test.ts',
   'test/eta.test.ts',
   'test/kubernetes.test.ts',
   'test/progress-tty.test.ts',
+  'test/recordings-backfill.test.ts',
   'test/server-readings.test.ts',
   'test/simulator-readings.test.ts',
   'test/spaces-budgets.test.ts',
