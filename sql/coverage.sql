@@ -28,7 +28,7 @@
 --
 -- Parameters: --from, --to, --agent, --channel (filters); --tz (day boundaries).
 
--- the detail bodies are read only once recordings are kept: a database without them pays nothing
+-- counted once recordings are kept; whether a detail has a link was decided as it was written
 WITH recording_links AS (
   SELECT conversation_id AS id FROM conversation_load_state
   WHERE (SELECT count(*) FROM recordings) > 0 AND has_recording_link

@@ -153,6 +153,7 @@ export async function generateScaleData(db: Database, n: number, options: ScaleO
              NULL,
              outcome IS NOT NULL,
              'exact',
+             false,
              false
       FROM g
       WHERE has_detail`);

@@ -262,11 +262,11 @@ async function saveAlone(opening: Opening, batch: DetailBatch, detail: FetchedDe
     await db.withMemoryLimit(opening.raisedMemoryLimit, () => saveDetailBatches(db, [{ ...batch, details: [kept] }]));
   };
   try {
-    await setAsideAs({ ...detail, normalised: setAsideUnstorable(reason) });
+    await setAsideAs({ ...detail, normalised: setAsideUnstorable(reason, detail.normalised.recordingLink) });
   } catch {
     // even its raw body does not fit: the reason alone, as for a body over the size limit
     await opening.recover();
-    await setAsideAs({ ...detail, body: '', normalised: setAsideUnstorable(`${reason}; ${UNKEPT}`) });
+    await setAsideAs({ ...detail, body: '', normalised: setAsideUnstorable(`${reason}; ${UNKEPT}`, detail.normalised.recordingLink) });
   }
   return detail.normalised.usable;
 }

@@ -4,8 +4,8 @@
 //
 // raw_conversations has every column but the body (and listing_changed, the sync's own): the fetch
 // time and finality come from conversation_load_state, a set-aside detail's reason from its
-// detail_drift row, the derivation's state from conversations. What the reports read of the body
-// (whether it has a recording link) they read from conversation_load_state, over both sources.
+// detail_drift row, the derivation's state from conversations, whether it has a recording link
+// from conversation_load_state, as the reports read it over both sources.
 
 import { conversationFiguresSql } from '../store/figures.js';
 import { termListSql } from '../store/search-index/tokenize.js';
@@ -18,7 +18,7 @@ export const DERIVED_VIEWS: readonly (readonly [string, string])[] = [
   [
     'raw_conversations',
     `SELECT l.conversation_id AS id, l.space, l.detail_fetched_at AS fetched_at, NULL AS body, s.invalid_reason, l.is_final,
-            c.detail_state, NULL AS listing_changed
+            c.detail_state, NULL AS listing_changed, l.has_recording_link
      FROM conversation_load_state l
      LEFT JOIN conversations c ON c.id = l.conversation_id
      LEFT JOIN (SELECT conversation_id, min(note) AS invalid_reason FROM detail_drift WHERE kind = 'set_aside' GROUP BY conversation_id) s

@@ -264,7 +264,9 @@ export class Database {
     await this.withMemoryLimit(WRITER_MEMORY_LIMIT, () =>
       this.transaction(async () => {
         for (let version = stored + 1; version <= SCHEMA_VERSION; version++) {
-          await this.connection.run(MIGRATIONS[version]!);
+          const step = MIGRATIONS[version]!;
+          if (typeof step === 'string') await this.connection.run(step);
+          else await step(this);
         }
         // the views read the tables as the last migration left them: a new file gets them now
         if (!existing?.n) await this.connection.run(ALL_VIEWS_SQL);

@@ -172,28 +172,34 @@ export async function rebuild(db: Database): Promise<void> {
 export async function rederive(db: Database): Promise<void> {
   await db.run('DELETE FROM conversations');
   for (const table of CHILD_TABLES) await db.run(`DELETE FROM ${table}`);
-  await db.run(`CREATE OR REPLACE TEMP TABLE _detail_states (id VARCHAR, invalid_reason VARCHAR, detail_state VARCHAR, is_final BOOLEAN)`);
+  await db.run(`CREATE OR REPLACE TEMP TABLE _detail_states (id VARCHAR, invalid_reason VARCHAR, detail_state VARCHAR, is_final BOOLEAN, has_recording_link BOOLEAN)`);
   // Details first: each one's state is what decides whether its list entry wins.
-  await pages<{ id: string; space: string; fetched_at: Date; body: string | null; invalid_reason: string | null; listed_at: Date | null; deleted_at: Date | null }>(
+  await pages<{
+    id: string; space: string; fetched_at: Date; body: string | null; invalid_reason: string | null; has_recording_link: boolean | null;
+    listed_at: Date | null; deleted_at: Date | null;
+  }>(
     db,
     'raw_conversations',
-    (range) => `SELECT d.id, d.space, d.fetched_at, d.body, d.invalid_reason, l.listed_at, x.seen_deleted_at AS deleted_at
+    (range) => `SELECT d.id, d.space, d.fetched_at, d.body, d.invalid_reason, d.has_recording_link, l.listed_at, x.seen_deleted_at AS deleted_at
       FROM (SELECT rowid, * FROM raw_conversations WHERE ${range}) d
       LEFT JOIN (SELECT id, listed_at FROM raw_listed_conversations) l USING (id)
       LEFT JOIN deleted_conversations x USING (id)`,
     async (rows) => {
       const parted = rows.filter((r) => r.body === null).map((r) => r.id);
       const bodies = await bodiesInParts(db, parted);
-      // an empty body is one not kept (over the size limit): its reason stays the one it was set aside with
+      // an empty body is one not kept (over the size limit): its reason and load facts stay those it was written with
       const derived = rows.map((r) => ({
         id: r.id,
-        normalised: r.body === '' ? setAsideUnstorable(r.invalid_reason ?? 'body is empty') : normaliseDetailText(r.body ?? bodies.get(r.id) ?? '', r.id),
+        normalised:
+          r.body === ''
+            ? setAsideUnstorable(r.invalid_reason ?? 'body is empty', r.has_recording_link ?? false)
+            : normaliseDetailText(r.body ?? bodies.get(r.id) ?? '', r.id),
       }));
-      await stage(db, '_detail_state_rows', ['id', 'invalid_reason', 'detail_state', 'is_final'], derived.map((d) => {
+      await stage(db, '_detail_state_rows', ['id', 'invalid_reason', 'detail_state', 'is_final', 'has_recording_link'], derived.map((d) => {
         const n = d.normalised;
-        return [d.id, n.usable ? null : n.reason, detailState(n), String(n.usable && n.fields.is_final)];
+        return [d.id, n.usable ? null : n.reason, detailState(n), String(n.usable && n.fields.is_final), String(n.recordingLink)];
       }));
-      await db.run(`INSERT INTO _detail_states SELECT id, invalid_reason, detail_state, is_final::BOOLEAN FROM _detail_state_rows`);
+      await db.run(`INSERT INTO _detail_states SELECT id, invalid_reason, detail_state, is_final::BOOLEAN, has_recording_link::BOOLEAN FROM _detail_state_rows`);
       // a usable detail fetched at or after its listing is the conversation's row
       const winners = rows.flatMap((r, i) => {
         const n = derived[i]!.normalised;
@@ -205,7 +211,8 @@ export async function rederive(db: Database): Promise<void> {
     },
   );
   await db.run(
-    `UPDATE raw_conversations r SET invalid_reason = s.invalid_reason, detail_state = s.detail_state, is_final = s.is_final
+    `UPDATE raw_conversations r SET invalid_reason = s.invalid_reason, detail_state = s.detail_state, is_final = s.is_final,
+       has_recording_link = s.has_recording_link
      FROM _detail_states s WHERE r.id = s.id`,
   );
   // Then every listed conversation whose row no usable detail gave.

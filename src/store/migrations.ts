@@ -10,7 +10,9 @@ import { SEARCH_MIGRATION } from './search-index/schema.js';
 import { conversationKeySql } from './conversation-key.js';
 import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
 import { AGENT_DETAIL_COLUMNS, BIG_TABLES, VIEWS_SQL } from './schema.js';
-import { LOAD_STATE_VIEW_SQL } from './load-state.js';
+import { LOAD_STATE_VIEW_SQL, RECORDING_LINK_COLUMN_SQL } from './load-state.js';
+import { fillRecordingLinks } from './load-facts.js';
+import type { Database } from './database.js';
 
 /** Parts the figures of a stored database are worked out in (schemas 12 and 13). */
 const TURN_FIGURES_PARTS = 16;
@@ -41,8 +43,13 @@ function recreate(table: string, from: number, ddl: string, fill = (old: string)
       DROP TABLE ${old};`;
 }
 
-/** SQL that brings a database at schema version (key - 1) to version key. */
-export const MIGRATIONS: Readonly<Record<number, string>> = {
+/**
+ * What brings a database at schema version (key - 1) to version key: SQL, or work over the database
+ * where a fact must be read from the bodies by the write path's own rules (in JS), not DuckDB's.
+ */
+export type Migration = string | ((db: Database) => Promise<void>);
+
+export const MIGRATIONS: Readonly<Record<number, Migration>> = {
   2: `ALTER TABLE raw_conversations ADD COLUMN IF NOT EXISTS is_final BOOLEAN;
       UPDATE raw_conversations SET is_final = ${DETAIL_IS_FINAL};`,
   // The agent's detail columns; those the list entry holds are filled from it at once, behavior
@@ -154,6 +161,10 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
   // the downloaded recordings (src/store/recordings.ts), and whether an erasure removed one
   18: `${RECORDINGS_DDL}
       ALTER TABLE erasures ADD COLUMN IF NOT EXISTS recording_deleted BOOLEAN;`,
-  // the load facts of each stored detail, exported beside the conversation tables (load-state.ts)
-  19: LOAD_STATE_VIEW_SQL,
+  // the load facts of each stored detail, exported beside the conversation tables (load-state.ts);
+  // the view reads a column that 20 fills
+  19: `${RECORDING_LINK_COLUMN_SQL}
+      ${LOAD_STATE_VIEW_SQL}`,
+  // whether each stored detail carries a recording link, read once from its body (load-facts.ts)
+  20: fillRecordingLinks,
 };

@@ -73,6 +73,8 @@ export interface UsableDetail {
   drift: Drift[];
   /** some value was coerced (the row is not the body's values exactly) */
   coerced: boolean;
+  /** the body carries a recording link (see recordingLinkIn) */
+  recordingLink: boolean;
 }
 
 export interface SetAsideDetail {
@@ -82,6 +84,8 @@ export interface SetAsideDetail {
   /** the field the reason is about ('' for the body as a whole) */
   path: string;
   drift: Drift[];
+  /** the body carries a recording link (see recordingLinkIn): set aside, its recording is still had */
+  recordingLink: boolean;
 }
 
 export type NormalisedDetail = UsableDetail | SetAsideDetail;
@@ -263,9 +267,28 @@ export function normaliseSummary(entry: unknown): ConversationFields {
   return fieldsOf(isObject(entry) ? entry : {}, new Reader(false), 'null');
 }
 
+/**
+ * Whether a parsed detail body carries a recording link: `data.recording_url` is a string, as the
+ * crawl downloads it. Decided here, as the body is read, and stored beside it
+ * (raw_conversations.has_recording_link): no reader parses a stored body again.
+ */
+export function recordingLinkIn(body: unknown): boolean {
+  return isObject(body) && isObject(body.data) && typeof body.data.recording_url === 'string';
+}
+
+/** recordingLinkIn of a stored body's text: text that is not JSON carries none. */
+export function recordingLinkInText(text: string): boolean {
+  try {
+    return recordingLinkIn(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
 /** A detail response body (`{data: …}`) of conversation `id`: its rows, or why it is set aside. */
 export function normaliseDetail(body: unknown, id: string): NormalisedDetail {
   const r = new Reader(true);
+  const recordingLink = recordingLinkIn(body);
   try {
     if (!isObject(body) || !isObject(body.data)) throw new Ambiguous('', 'body has no `data` object');
     const c = body.data;
@@ -291,10 +314,10 @@ export function normaliseDetail(body: unknown, id: string): NormalisedDetail {
       at: r.time('node_path[].at', v.at, 'coerce-null'),
       node_key: r.text('node_path[].node_key', v.node_key),
     }));
-    return { usable: true, fields, turns, toolCalls, visits, drift: r.drift, coerced: r.coerced };
+    return { usable: true, fields, turns, toolCalls, visits, drift: r.drift, coerced: r.coerced, recordingLink };
   } catch (err) {
     if (!(err instanceof Ambiguous)) throw err;
-    return { usable: false, reason: err.message, path: err.path, drift: r.drift };
+    return { usable: false, reason: err.message, path: err.path, drift: r.drift, recordingLink };
   }
 }
 
@@ -304,7 +327,7 @@ export function normaliseDetailText(text: string, id: string): NormalisedDetail 
   try {
     body = JSON.parse(text);
   } catch (err) {
-    return { usable: false, reason: `body is not valid JSON (${err instanceof Error ? err.message : String(err)})`, path: '', drift: [] };
+    return { usable: false, reason: `body is not valid JSON (${err instanceof Error ? err.message : String(err)})`, path: '', drift: [], recordingLink: false };
   }
   return normaliseDetail(body, id);
 }
@@ -322,7 +345,7 @@ export function detailState(n: NormalisedDetail): DetailState {
   return !n.usable ? 'set_aside' : n.coerced ? 'coerced' : 'exact';
 }
 
-/** A detail set aside for a reason outside its body (it could not be written). */
-export function setAsideUnstorable(reason: string): SetAsideDetail {
-  return { usable: false, reason, path: '', drift: [] };
+/** A detail set aside for a reason outside its body (it could not be written); `recordingLink` as its body said. */
+export function setAsideUnstorable(reason: string, recordingLink = false): SetAsideDetail {
+  return { usable: false, reason, path: '', drift: [], recordingLink };
 }

@@ -1,7 +1,7 @@
 // The recordings table: one row per conversation whose recording a sync tried to download, with
 // where its file is and what it holds (stored), or why it is not there (missing, expired, …).
-// What is owed is read from the stored details themselves: a conversation whose detail carries a
-// recording_url and has no stored row.
+// What is owed is read from the stored details' load facts: a conversation whose detail carries a
+// recording_url (raw_conversations.has_recording_link) and has no stored row.
 
 import type { Database } from './database.js';
 
@@ -56,8 +56,8 @@ export async function saveRecording(db: Database, r: RecordingRow): Promise<void
   );
 }
 
-/** The detail's recording link as stored (NULL: none, or the space is confidential). */
-const STORED_LINK = `json_extract_string(d.body, '$.data.recording_url')`;
+/** The stored detail carries a recording link (decided as it was written: load-state.ts). */
+const STORED_LINK = `coalesce(d.has_recording_link, false)`;
 
 export interface OwedRecording {
   id: string;
@@ -73,7 +73,7 @@ export async function owedRecordings(db: Database, space: string, since: Date | 
     `SELECT c.id, strftime(c.started_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS started_at
      FROM conversations c JOIN raw_conversations d ON d.id = c.id
      LEFT JOIN recordings g ON g.conversation_id = c.id
-     WHERE c.space = ? AND c.deleted_at IS NULL AND ${STORED_LINK} IS NOT NULL
+     WHERE c.space = ? AND c.deleted_at IS NULL AND ${STORED_LINK}
        AND coalesce(g.state, '') <> 'stored'
        AND (?::TIMESTAMPTZ IS NULL OR c.started_at >= ?::TIMESTAMPTZ)
      ORDER BY c.started_at DESC NULLS LAST, c.id`,
@@ -106,7 +106,7 @@ export interface RecordingCounts {
 export async function recordingCounts(db: Database): Promise<RecordingCounts[]> {
   return db.all<RecordingCounts & Record<string, unknown>>(
     `SELECT c.space,
-            count(*) FILTER (WHERE ${STORED_LINK} IS NOT NULL)::INTEGER AS expected,
+            count(*) FILTER (WHERE ${STORED_LINK})::INTEGER AS expected,
             count(*) FILTER (WHERE g.state = 'stored')::INTEGER AS stored,
             count(*) FILTER (WHERE g.state = 'missing')::INTEGER AS missing,
             count(*) FILTER (WHERE g.state = 'expired')::INTEGER AS expired,

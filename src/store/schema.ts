@@ -11,7 +11,7 @@ import { SEARCH_DDL } from './search-index/schema.js';
 import { CONVERSATION_FIGURES_DDL } from './figures.js';
 import { LOAD_STATE_VIEW_SQL } from './load-state.js';
 
-export const SCHEMA_VERSION = 19;
+export const SCHEMA_VERSION = 20;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -96,7 +96,8 @@ export const BIG_TABLES = {
   invalid_reason VARCHAR,
   is_final BOOLEAN,
   detail_state VARCHAR,
-  listing_changed BOOLEAN
+  listing_changed BOOLEAN,
+  has_recording_link BOOLEAN
 );`,
   conversations: (ifNotExists = '') => `CREATE TABLE ${ifNotExists} conversations (
   id VARCHAR NOT NULL,
@@ -183,7 +184,8 @@ ${BIG_TABLES.raw_listed_conversations('IF NOT EXISTS')}
 -- (normalise.ts): exact, coerced by a documented rule, or set_aside (invalid_reason says why;
 -- fetched again only once listing_changed says its list entry changed, or on --retry-set-aside).
 -- is_final says whether the conversation had finished: a body that had not is fetched again;
--- kept as columns so no run has to re-parse every stored body.
+-- has_recording_link whether the body carries a recording link. Decided as the body is written and
+-- kept as columns, so that no run and no reader parses a stored body again.
 ${BIG_TABLES.raw_conversations('IF NOT EXISTS')}
 
 -- The body of a detail too long to keep in one value (raw_conversations.body is then NULL), in

@@ -34,6 +34,7 @@ export interface DeferredRows {
   coerced: boolean;
   deferred: true;
   notUtf8: boolean;
+  recordingLink: boolean;
 }
 
 /** How the crawl read a body: parsed already, and whether its bytes were all UTF-8. */
@@ -223,11 +224,11 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
   await stage(
     db,
     '_details',
-    ['id', 'space', 'fetched_at', 'body', 'invalid_reason', 'is_final', 'detail_state'],
+    ['id', 'space', 'fetched_at', 'body', 'invalid_reason', 'is_final', 'detail_state', 'has_recording_link'],
     all.map((d) => {
       const n = d.normalised;
       const inline = d.body.length <= INLINE_BODY_CHARS ? d.body : null;
-      return [d.id, d.space, d.fetchedAt.toISOString(), inline, n.usable ? null : n.reason, String(n.usable && n.fields.is_final), detailState(n)];
+      return [d.id, d.space, d.fetchedAt.toISOString(), inline, n.usable ? null : n.reason, String(n.usable && n.fields.is_final), detailState(n), String(n.recordingLink)];
     }),
   );
   const long = all.filter((d) => d.body.length > INLINE_BODY_CHARS);
@@ -242,8 +243,10 @@ export async function saveDetailBatches(db: Database, batches: readonly DetailBa
         stored.params,
       );
       await db.run(
-        `INSERT INTO raw_conversations
-         SELECT id, space, fetched_at::TIMESTAMPTZ, body, invalid_reason, is_final::BOOLEAN, detail_state, false FROM _details`,
+        `INSERT INTO raw_conversations BY NAME
+         SELECT id, space, fetched_at::TIMESTAMPTZ AS fetched_at, body, invalid_reason, is_final::BOOLEAN AS is_final, detail_state,
+                false AS listing_changed, has_recording_link::BOOLEAN AS has_recording_link
+         FROM _details`,
       );
       const unparted = replaced.filter((r) => r.parted).map((r) => r.id);
       if (unparted.length > 0) await db.run(`DELETE FROM raw_conversation_parts WHERE ${inIds(unparted, 'id')}`, idParams(unparted));
@@ -360,7 +363,7 @@ export function fetchedDetail(id: string, fetchedAt: Date, body: string, storedA
   const read1 = read ? normaliseDetail(read.parsed, id) : normaliseDetailText(body, id);
   const normalised = notUtf8 ? readAsNotUtf8(read1) : read1;
   if (body.length <= INLINE_BODY_CHARS || !normalised.usable) return { id, fetchedAt, body, normalised, storedAt };
-  return { id, fetchedAt, body: Buffer.from(body, 'utf8'), normalised: { usable: true, coerced: normalised.coerced, deferred: true, notUtf8 }, storedAt };
+  return { id, fetchedAt, body: Buffer.from(body, 'utf8'), normalised: { usable: true, coerced: normalised.coerced, deferred: true, notUtf8, recordingLink: normalised.recordingLink }, storedAt };
 }
 
 /** The detail with its body as text and its rows read again where they wait (the same rules give the same rows). */
