@@ -1,10 +1,10 @@
 // Every command over every kind of real data at once: one small space served with every
 // real-data mode of the simulator (long bodies kept in parts, hard text with strings cut
 // mid-surrogate, each kind of type drift, bodies broken on the wire, conversations deleted at the
-// source), synced with its recordings into one database and into a --db-dir folder. Then each
+// source), synced with its recordings into one database, which is also a --db-dir folder's space file. Then each
 // command, as a user runs it, over the database, the folder and an exported lake: every one exits
 // 0 and says what was stored. No command parses a stored body again on read.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRIFT_KINDS, startSimulator, type Simulator } from '../src/simulator/index.js';
@@ -63,13 +63,11 @@ beforeAll(async () => {
   db = join(root, 'one.duckdb');
   dir = join(root, 'spaces');
   lake = join(root, 'lake');
-  const config = join(root, 'spaces.toml');
-  writeFileSync(config, `[[space]]\nbase_url = "${sim.baseUrl}"\napi_key_env = "SIM_KEY"\nslug = "${sim.space}"\n`);
-  env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, SIM_KEY: sim.apiKey };
-  await Promise.all([
-    cli(['sync', '--db', db, '--recordings', join(root, 'rec-one')]),
-    cli(['sync', '--config', config, '--db-dir', dir, '--recordings', join(root, 'rec-dir')]),
-  ]);
+  env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey };
+  await cli(['sync', '--db', db, '--recordings', join(root, 'recordings')]);
+  // a folder of space files: the space's file is the database of its one space, as `sync --db-dir` writes it
+  mkdirSync(dir);
+  copyFileSync(db, join(dir, `${sim.space}.duckdb`));
   // the lake the --lake commands read
   await cli(['export', '--db', db, '--out', lake, '--partition-by', 'space,day']);
 }, 120_000);
@@ -113,9 +111,16 @@ describe('every command over every kind of real data', () => {
   });
 
   it('shows status, exports, queries and searches over the database, the folder and the lake', async () => {
-    const status = JSON.parse((await cli(['status', '--db', db, '--json'])).stdout) as Record<string, unknown>;
-    expect(JSON.stringify(status)).toContain(sim.space);
-    await cli(['status', '--db-dir', dir]);
+    type Status = { tables: Record<string, number>; details: Record<string, number>; recordings: Record<string, number> };
+    const ofDb = JSON.parse((await cli(['status', '--db', db, '--json'])).stdout) as Status;
+    const ofDir = JSON.parse((await cli(['status', '--db-dir', dir, '--json'])).stdout) as { spaces: { space: string; status: Status }[] };
+    expect(ofDir.spaces.map((s) => s.space)).toEqual([sim.space]);
+    for (const [where, status] of [['--db', ofDb], ['--db-dir', ofDir.spaces[0]!.status]] as const) {
+      expect(status.tables.conversation_load_state, where).toBe(want.details);
+      expect(status.details, where).toMatchObject({ setAside: want.setAside, coerced: want.coerced, deleted: want.deleted });
+      expect(status.recordings.expected, where).toBe(want.links);
+    }
+    await cli(['status', '--db', db]);
     await cli(['export', '--db-dir', dir, '--out', fileDir('export-dir'), '--format', 'csv', '--partition-by', 'space']);
     const count = `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE has_recording_link)::INTEGER AS links FROM conversation_load_state`;
     // the term most turns hold: every source finds as many of its turns

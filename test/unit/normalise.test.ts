@@ -1,7 +1,7 @@
 // How a detail body becomes rows (src/store/normalise.ts): kept, coerced by a rule, or set aside.
 import { describe, expect, it } from 'vitest';
 import { nestsTooDeep } from '../../src/crawler/validate.js';
-import { COERCIONS, detailState, normaliseDetail, normaliseSummary, type UsableDetail } from '../../src/store/normalise.js';
+import { COERCIONS, detailState, normaliseDetail, normaliseDetailText, normaliseSummary, recordingLinkInText, type UsableDetail } from '../../src/store/normalise.js';
 import { splitText } from '../../src/store/body-parts.js';
 
 const good = {
@@ -95,6 +95,31 @@ describe('normaliseDetail', () => {
     const n = normaliseDetail(body, 'c1');
     expect(n.usable).toBe(false);
     if (!n.usable) expect(n.reason).toMatch(reason);
+  });
+});
+
+describe('the recording link of a detail', () => {
+  const link = 'https://rec.example/r/c1.wav?sig=abc';
+  it('is decided from the body as it is read, set aside or not', () => {
+    expect(normaliseDetail(withData({ recording_url: link }), 'c1').recordingLink).toBe(true);
+    expect(normaliseDetail(withData({ recording_url: null }), 'c1').recordingLink).toBe(false);
+    expect(normaliseDetail(good, 'c1').recordingLink).toBe(false);
+    // only a string is a link, as the crawl downloads it
+    expect(normaliseDetail(withData({ recording_url: 12 }), 'c1').recordingLink).toBe(false);
+    const setAside = normaliseDetail(withData({ recording_url: link, started_at: 'the 3rd of never' }), 'c1');
+    expect(setAside).toMatchObject({ usable: false, recordingLink: true });
+  });
+
+  it('is read from text DuckDB refuses: a string cut mid-surrogate; text that is not JSON has none', () => {
+    // JSON.stringify writes a lone surrogate as its escape, as the API sends it: DuckDB's JSON reader refuses it
+    const cut = JSON.stringify(withData({ recording_url: link, summary: 'ok \ud83d' }));
+    expect(cut).toContain('"ok \\ud83d"');
+    expect(normaliseDetailText(cut, 'c1')).toMatchObject({ usable: true, coerced: true, recordingLink: true });
+    expect(recordingLinkInText(cut)).toBe(true);
+    const notJson = JSON.stringify(withData({ recording_url: link, summary: 'a\u0001b' })).replace('\\u0001', '\u0001');
+    expect(normaliseDetailText(notJson, 'c1')).toMatchObject({ usable: false, recordingLink: false });
+    expect(recordingLinkInText(notJson)).toBe(false);
+    expect(recordingLinkInText('')).toBe(false);
   });
 });
 
