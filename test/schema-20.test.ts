@@ -7,6 +7,7 @@ import { copyFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Database } from '../src/store/database.js';
+import { fillRecordingLinks } from '../src/store/load-facts.js';
 import { SCHEMA_VERSION } from '../src/store/schema.js';
 import { runCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';
@@ -23,7 +24,7 @@ const links = (path: string) =>
   Database.with(path, (db) => db.all<{ id: string; link: boolean }>(`SELECT id, has_recording_link AS link FROM raw_conversations ORDER BY id`), { readOnly: true });
 
 describe('schema 20', () => {
-  it('fills has_recording_link of a file of schema 19 or 18 from its bodies, as the write path decides it', async () => {
+  it('fills has_recording_link of a file of schema 19 or 18 from its bodies, as the write path decides it, also after a copy', async () => {
     expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(20);
     const sim = await simulator({ seed: 2020, conversations: 30 });
     // voice conversations with a link: one with strings cut mid-surrogate, one kept in parts, one not JSON
@@ -65,6 +66,19 @@ describe('schema 20', () => {
       expect(report.code, report.stderr).toBe(0);
       expect(await links(path)).toEqual(written);
     }
+    // after an earlier step copied the table in the same transaction (its rows then have rowids
+    // far past the table's end), as an upgrade from before schema 7 does
+    const copied = join(dirname(dbPath), 'copied.duckdb');
+    copyFileSync(dbPath, copied);
+    await Database.with(copied, (db) =>
+      db.transaction(async () => {
+        await db.run(`CREATE TABLE raw_copy AS SELECT * EXCLUDE (has_recording_link) FROM raw_conversations`);
+        await db.run(`DROP TABLE raw_conversations; ALTER TABLE raw_copy RENAME TO raw_conversations`);
+        await fillRecordingLinks(db);
+      }),
+    );
+    expect(await links(copied)).toEqual(written);
+
     // rebuild decides them again from the bodies, the same
     await Database.with(older[19], (db) => db.run(`UPDATE raw_conversations SET has_recording_link = NULL`));
     const rebuilt = await runCli(['rebuild', '--db', older[19]], env);
