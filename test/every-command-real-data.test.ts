@@ -21,7 +21,7 @@ let dir: string;
 let lake: string;
 let env: NodeJS.ProcessEnv;
 /** what the store must hold, from the simulator's truth */
-let want: { listed: number; details: number; setAside: number; coerced: number; deleted: number; links: number };
+let want: { listed: number; details: number; final: number; setAside: number; coerced: number; deleted: number; links: number };
 
 const cli = async (args: string[]): Promise<CliResult> => {
   const r = await runCli(args, env);
@@ -44,12 +44,14 @@ beforeAll(async () => {
     { deleted: true },
   ];
   modes.forEach((m, i) => sim.realData.set(finished[i]!, m));
-  const truths = sim.dataset.records.map((r) => ({ id: r.id, t: sim.realData.truth(r.id) }));
+  const truths = sim.dataset.records.map((r) => ({ id: r.id, open: r.open, t: sim.realData.truth(r.id) }));
   const stored = truths.filter(({ t }) => t.expect !== 'deleted');
   const notJson = finished[modes.length - 3]!;
   want = {
     listed: truths.length,
     details: stored.length,
+    // a detail set aside shows no conversation finished
+    final: stored.filter(({ open, t }) => !open && (t.expect === 'exact' || t.expect === 'coerced')).length,
     setAside: stored.filter(({ t }) => t.expect === 'set_aside').length,
     coerced: stored.filter(({ t }) => t.expect === 'coerced').length,
     deleted: truths.length - stored.length,
@@ -85,7 +87,7 @@ describe('every command over every kind of real data', () => {
               (SELECT count(*) FROM raw_conversations WHERE detail_state = 'coerced')::INTEGER AS coerced
        FROM conversation_load_state`,
     );
-    expect(facts).toMatchObject({ n: want.details, links: want.links, set_aside: want.setAside, coerced: want.coerced });
+    expect(facts).toEqual({ n: want.details, links: want.links, final: want.final, set_aside: want.setAside, coerced: want.coerced });
     const [parted] = await sql<{ n: number }>(db, `SELECT count(DISTINCT id)::INTEGER AS n FROM raw_conversation_parts`);
     expect(parted!.n).toBeGreaterThan(0);
   });
