@@ -1,0 +1,92 @@
+// Where a recording's bytes go: the disk under the recordings folder (its free space, a file
+// stream). A failing disk can stand in for it, so that tests reach every error of the write path
+// (a full disk, EIO, EPIPE, a stream destroyed mid-file) on any machine.
+
+import { createWriteStream } from 'node:fs';
+import { statfs } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+
+export interface RecordingDisk {
+  /** room left on the disk holding `dir` (bytes), or null when it cannot be read */
+  freeBytes(dir: string): Promise<number | null>;
+  /** a stream writing `file` (created or truncated) */
+  open(file: string): Writable;
+}
+
+export const realDisk: RecordingDisk = {
+  async freeBytes(dir) {
+    try {
+      const s = await statfs(dir);
+      return s.bavail * s.bsize;
+    } catch {
+      return null;
+    }
+  },
+  open: (file) => createWriteStream(file),
+};
+
+/** How a failing disk fails: as small as `sizeBytes` (ENOSPC past it), or every file after its first chunk. */
+export interface DiskFault {
+  sizeBytes?: number;
+  /**
+   * after the file's first chunk: an errno code (EIO, EPIPE, ENOSPC, …) its stream fails with,
+   * `destroy` (the stream ends without an error) or `throw` (its write throws)
+   */
+  failWith?: string;
+}
+
+/** `size=BYTES` or `fail=CODE` (comma-separated): the fault of a failing disk; null when the text is none. */
+export function parseDiskFault(text: string): DiskFault | null {
+  const fault: DiskFault = {};
+  for (const part of text.split(',')) {
+    const m = /^\s*(size|fail)=([A-Za-z0-9]+)\s*$/.exec(part);
+    if (!m) return null;
+    if (m[1] === 'size' && /^\d+$/.test(m[2]!)) fault.sizeBytes = Number(m[2]);
+    else if (m[1] === 'fail') fault.failWith = m[2]!;
+    else return null;
+  }
+  return fault;
+}
+
+/** The real disk, failing as `fault` says; the bytes written count against `sizeBytes` for the process. */
+export function failingDisk(fault: DiskFault): RecordingDisk {
+  let used = 0;
+  return {
+    async freeBytes(dir) {
+      const real = await realDisk.freeBytes(dir);
+      if (fault.sizeBytes === undefined) return real;
+      return Math.max(0, Math.min(real ?? Infinity, fault.sizeBytes - used));
+    },
+    open(file) {
+      const inner = realDisk.open(file);
+      let chunks = 0;
+      const outer = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          chunks++;
+          if (fault.failWith === 'throw' && chunks > 1) throw new Error('a fault thrown by the file stream');
+          if (fault.failWith === 'destroy' && chunks > 1) return void outer.destroy();
+          if (fault.failWith !== undefined && fault.failWith !== 'destroy' && chunks > 1) return done(errnoError(fault.failWith, file));
+          if (fault.sizeBytes !== undefined && used + chunk.length > fault.sizeBytes) return done(errnoError('ENOSPC', file));
+          used += chunk.length;
+          inner.write(chunk, done);
+        },
+        final(done) {
+          inner.end(done);
+        },
+        destroy(err, done) {
+          inner.destroy();
+          done(err);
+        },
+      });
+      inner.on('error', (err) => outer.destroy(err));
+      return outer;
+    },
+  };
+}
+
+function errnoError(code: string, file: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`${code}: write failed, write '${file}'`);
+  err.code = code;
+  err.syscall = 'write';
+  return err;
+}
