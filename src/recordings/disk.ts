@@ -25,11 +25,11 @@ export const realDisk: RecordingDisk = {
   open: (file) => createWriteStream(file),
 };
 
-/** How a failing disk fails: as small as `sizeBytes` (ENOSPC past it), or every file after its first chunk. */
+/** How a failing disk fails: as small as `sizeBytes` (ENOSPC past it), or every file half-way into its first chunk. */
 export interface DiskFault {
   sizeBytes?: number;
   /**
-   * after the file's first chunk: an errno code (EIO, EPIPE, ENOSPC, …) its stream fails with,
+   * half-way into the file's first chunk: an errno code (EIO, EPIPE, ENOSPC, …) its stream fails with,
    * `destroy` (the stream ends without an error) or `throw` (its write throws)
    */
   failWith?: string;
@@ -59,13 +59,16 @@ export function failingDisk(fault: DiskFault): RecordingDisk {
     },
     open(file) {
       const inner = realDisk.open(file);
-      let chunks = 0;
       const outer = new Writable({
         write(chunk: Buffer, _encoding, done) {
-          chunks++;
-          if (fault.failWith === 'throw' && chunks > 1) throw new Error('a fault thrown by the file stream');
-          if (fault.failWith === 'destroy' && chunks > 1) return void outer.destroy();
-          if (fault.failWith !== undefined && fault.failWith !== 'destroy' && chunks > 1) return done(errnoError(fault.failWith, file));
+          if (fault.failWith !== undefined) {
+            // half of the first chunk reaches the file, then it fails: a file cut mid-way
+            if (fault.failWith === 'throw') throw new Error('a fault thrown by the file stream');
+            return void inner.write(chunk.subarray(0, chunk.length >> 1), () => {
+              if (fault.failWith === 'destroy') outer.destroy();
+              else done(errnoError(fault.failWith!, file));
+            });
+          }
           if (fault.sizeBytes !== undefined && used + chunk.length > fault.sizeBytes) return done(errnoError('ENOSPC', file));
           used += chunk.length;
           inner.write(chunk, done);
@@ -85,7 +88,8 @@ export function failingDisk(fault: DiskFault): RecordingDisk {
 }
 
 function errnoError(code: string, file: string): NodeJS.ErrnoException {
-  const err: NodeJS.ErrnoException = new Error(`${code}: write failed, write '${file}'`);
+  const err: NodeJS.ErrnoException = new Error(`${code}: write failed (a failing disk), write`);
+  err.path = file;
   err.code = code;
   err.syscall = 'write';
   return err;

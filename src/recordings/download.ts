@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request, type Dispatcher } from 'undici';
 import { realDisk, type RecordingDisk } from './disk.js';
@@ -17,7 +17,7 @@ import { extensionOf, wavDurationSeconds } from './link.js';
 export type DownloadOutcome =
   | { state: 'stored'; path: string; bytes: number; sha256: string; contentType: string | null; durationSeconds: number | null }
   | { state: 'refused'; status: number; reason: string }
-  | { state: 'truncated' | 'too_large' | 'no_space' | 'failed'; reason: string };
+  | { state: 'truncated' | 'too_large' | 'no_space' | 'failed'; reason: string; /** trying again this run would get the same */ final?: true };
 
 /** Bytes per second shared by every download of a run (null: unlimited). */
 export class Bandwidth {
@@ -123,7 +123,7 @@ async function attempt(link: string, t: DownloadTarget): Promise<DownloadOutcome
     const f = copied.failed;
     if (f === null) return { state: 'truncated', reason: `cut after ${copied.bytes}${of} bytes` };
     if (f.error instanceof LimitError) return { state: 'too_large', reason: f.error.message };
-    if (f.by === 'file' && (f.error as NodeJS.ErrnoException | null)?.code === 'ENOSPC') return { state: 'no_space', reason: `the disk filled up after ${copied.bytes}${of} bytes` };
+    if (f.by === 'file' && (f.error as NodeJS.ErrnoException | null)?.code === 'ENOSPC') return { state: 'no_space', reason: `the disk filled up while writing its ${expected ?? `first ${copied.bytes}`} bytes` };
     if (f.by === 'file') return { state: 'failed', reason: `cannot write ${temp}: ${f.error === null ? 'the file closed before the end' : messageOf(f.error)}` };
     if (f.by === 'body') return { state: 'truncated', reason: `cut after ${copied.bytes}${of} bytes: ${messageOf(f.error)}` };
     return { state: 'failed', reason: messageOf(f.error) };
@@ -147,7 +147,7 @@ async function follow(link: string, t: DownloadTarget): Promise<{ res: Dispatche
   try {
     url = new URL(link);
   } catch {
-    return { state: 'failed', reason: 'the recording link is not a URL' };
+    return { state: 'failed', reason: 'the recording link is not a URL' , final: true };
   }
   const home = url.origin;
   let away = false;
@@ -173,15 +173,15 @@ async function follow(link: string, t: DownloadTarget): Promise<{ res: Dispatche
     if (!REDIRECT_STATUSES.has(res.statusCode)) return { res };
     await discard(res.body);
     const location = headerOf(res, 'location');
-    if (location === null) return { state: 'failed', reason: `${url.host} answered ${res.statusCode} with no Location to follow` };
-    if (hop >= MAX_REDIRECTS) return { state: 'failed', reason: `more than ${MAX_REDIRECTS} redirects (the last from ${url.host})` };
+    if (location === null) return { state: 'failed', reason: `${url.host} answered ${res.statusCode} with no Location to follow` , final: true };
+    if (hop >= MAX_REDIRECTS) return { state: 'failed', reason: `more than ${MAX_REDIRECTS} redirects (the last from ${url.host})` , final: true };
     let next: URL;
     try {
       next = new URL(location, url);
     } catch {
-      return { state: 'failed', reason: `${url.host} redirected to ${JSON.stringify(location)}, which is not a URL` };
+      return { state: 'failed', reason: `${url.host} redirected to ${JSON.stringify(location)}, which is not a URL` , final: true };
     }
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') return { state: 'failed', reason: `${url.host} redirected to a ${next.protocol} link` };
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') return { state: 'failed', reason: `${url.host} redirected to a ${next.protocol} link` , final: true };
     url = next;
     if (url.origin !== home) away = true;
   }
@@ -198,17 +198,45 @@ interface Copied {
 
 /**
  * The body into the file, hashed, counted and paced as it arrives. stream.pipeline owns both
- * streams' errors; the first one to fail is noted, so that its own error names the outcome.
+ * streams' errors; the side that fails first is noted (before the pipeline fails the other with
+ * the same error), so that its own error names the outcome.
  */
 async function copy(body: Readable, file: Writable, t: DownloadTarget): Promise<Copied> {
   const hash = createHash('sha256');
   let bytes = 0;
   let head = Buffer.alloc(0);
   let failed: Copied['failed'] = null;
+  const fileFailed = (error: unknown): void => void (failed ??= { by: 'file', error });
   body.on('error', (error) => (failed ??= { by: 'body', error }));
-  file.on('error', (error) => (failed ??= { by: 'file', error }));
+  // the file behind a guard that sees its every failure first: an error, a throw, a close before the end
+  const guard = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      try {
+        file.write(chunk, (err) => {
+          if (err) fileFailed(err);
+          done(err);
+        });
+      } catch (err) {
+        fileFailed(err);
+        done(err as Error);
+      }
+    },
+    final(done) {
+      file.end(() => done(file.errored ?? null));
+    },
+    destroy(err, done) {
+      file.destroy();
+      done(err);
+    },
+  });
+  file.on('error', (err) => {
+    fileFailed(err);
+    guard.destroy(err);
+  });
   file.on('close', () => {
-    if (!file.writableFinished) failed ??= { by: 'file', error: null };
+    if (file.writableFinished) return;
+    fileFailed(null);
+    guard.destroy(new Error('the file closed before the end'));
   });
   const step = async function* (source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     for await (const chunk of source) {
@@ -226,7 +254,7 @@ async function copy(body: Readable, file: Writable, t: DownloadTarget): Promise<
     }
   };
   try {
-    await pipeline(body, step, file);
+    await pipeline(body, step, guard);
   } catch (error) {
     failed ??= { by: 'ours', error };
   }

@@ -90,6 +90,8 @@ export class RecordingSession {
   private failure: unknown = null;
   /** each recording host's clock, as its Date headers give it: its time minus ours (ms), by origin */
   private readonly hostClocks = new Map<string, number>();
+  /** the states of which one line was said (a full disk says it once, not per recording) */
+  private readonly told = new Set<RecordingState>();
 
   constructor(
     private readonly settings: RecordingSettings,
@@ -223,7 +225,7 @@ export class RecordingSession {
           disk: this.settings.disk,
           onServerDate: (origin, dateMs, receivedAtMs) => this.hostClocks.set(origin, dateMs - receivedAtMs),
         });
-        if (outcome.state === 'stored' || outcome.state === 'too_large' || outcome.state === 'no_space') break;
+        if (outcome.state === 'stored' || outcome.state === 'too_large' || outcome.state === 'no_space' || ('final' in outcome && outcome.final)) break;
         // refused (expired, or gone from the host): one fresh link, and no more
         if (outcome.state === 'refused') {
           if (renewed) break;
@@ -256,10 +258,11 @@ export class RecordingSession {
     else if (state === 'expired') this.counters.expired++;
     else this.counters.failed++;
     if (state === 'no_space') this.counters.noSpace++;
-    // a full disk refuses every recording after the first: one line says so, the final count the rest
-    if (state === 'too_large' || (state === 'no_space' && this.counters.noSpace === 1)) {
-      const more = state === 'no_space' ? ` (more recordings the disk has no room for are only counted, at the end)` : '';
-      this.say('onLine', `recording of ${id} not stored: ${outcome.reason}${more}`);
+    // a full or failing disk (or host) refuses every recording after the first: one line says so, the final count the rest
+    if (state === 'too_large') this.say('onLine', `recording of ${id} not stored: ${outcome.reason}`);
+    else if ((state === 'no_space' || state === 'failed') && !this.told.has(state)) {
+      this.told.add(state);
+      this.say('onLine', `recording of ${id} not stored: ${outcome.reason} (more like it are only counted, at the end; each has a row in recordings)`);
     }
     await this.writer.write((db) =>
       saveRecording(db, { ...base, state, reason: outcome.reason, path: null, bytes: null, sha256: null, contentType: null, durationSeconds: null, downloadedAt: null }),
