@@ -33,8 +33,8 @@ export interface RecordingOptions {
   extraSeconds: number;
   /** share of recordings whose body is cut by a TCP reset (RST) half-way, every time; default 0 */
   reset: number;
-  /** how links are signed; default 'amz' */
-  signing: RecordingSigning;
+  /** how links are signed ('each': the four schemes in turn, drawn from the id); default 'amz' */
+  signing: RecordingSigning | 'each';
   /** redirects (302, 301, 307, 308, 303 in turn) the link's host answers before the audio; default 0 */
   redirects: number;
   /** the audio is on a second origin (another loopback port) the last redirect leads to; default false */
@@ -59,6 +59,8 @@ export interface RecordingTruth {
   bytes: number;
   contentType: string;
   durationSeconds: number;
+  /** the scheme its links are signed in */
+  signing: RecordingSigning;
 }
 
 const SAMPLE_RATE = 8000;
@@ -192,7 +194,13 @@ export class RecordingHost {
 
   /** A fresh link of `id`'s recording, as the API serves it in a detail. */
   link(id: string): string {
-    return recordingLink(this.runtime.recordingOrigin, id, this.runtime.apiKey, this.now(), this.runtime.recordingLinkSeconds, this.options.signing);
+    return recordingLink(this.runtime.recordingOrigin, id, this.runtime.apiKey, this.now(), this.runtime.recordingLinkSeconds, this.signingOf(id));
+  }
+
+  /** The scheme `id`'s links are signed in. */
+  signingOf(id: string): RecordingSigning {
+    const s = this.options.signing;
+    return s === 'each' ? RECORDING_SIGNINGS[parseInt(id.slice(0, 8), 16) % RECORDING_SIGNINGS.length]! : s;
   }
 
   kindOf(id: string): RecordingKind {
@@ -220,6 +228,7 @@ export class RecordingHost {
         bytes: kind === 'missing' ? 0 : bytes.length,
         contentType: RECORDING_TYPE,
         durationSeconds: (bytes.length - 44) / SAMPLE_RATE,
+        signing: this.signingOf(rec.id),
       });
     }
     return out;
@@ -270,7 +279,7 @@ export class RecordingHost {
     if (!id || !this.dataset.record(id)) return answer(404, '<Error><Code>NoSuchKey</Code></Error>');
     let left: number;
     if (m![1] === undefined) {
-      const refused = refusal(url.searchParams, id, this.runtime.apiKey, this.now(), this.options.signing);
+      const refused = refusal(url.searchParams, id, this.runtime.apiKey, this.now(), this.signingOf(id));
       if (refused !== null) return answer(403, refused);
       left = this.options.redirects;
     } else {
