@@ -52,7 +52,7 @@ describe('recording hosts', () => {
       seed: 61,
       conversations: 16,
       clockSkewSeconds: -3600,
-      recordings: { signing: 'each', redirects: 3, storage: true, chunked: true, truncated: 0.2 },
+      recordings: { signing: 'each', redirects: 3, storage: true, chunked: 1, truncated: 0.2 },
     });
     const truth = s.recordingTruth();
     expect(new Set([...truth.values()].map((t) => t.signing))).toEqual(new Set(['amz', 'cloudfront', 'goog', 'none']));

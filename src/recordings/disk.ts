@@ -2,8 +2,9 @@
 // stream). A failing disk can stand in for it, so that tests reach every error of the write path
 // (a full disk, EIO, EPIPE, a stream destroyed mid-file) on any machine.
 
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readdirSync, statSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 
 export interface RecordingDisk {
@@ -30,7 +31,8 @@ export interface DiskFault {
   sizeBytes?: number;
   /**
    * half-way into the file's first chunk: an errno code (EIO, EPIPE, ENOSPC, …) its stream fails with,
-   * `destroy` (the stream ends without an error) or `throw` (its write throws)
+   * `destroy` (the stream ends without an error), `throw` (its write throws), or `each`: one of
+   * FILE_FAULTS by the file's name (fileFault), so that one run meets them all
    */
   failWith?: string;
 }
@@ -48,29 +50,28 @@ export function parseDiskFault(text: string): DiskFault | null {
   return fault;
 }
 
-/** The real disk, failing as `fault` says; the bytes written count against `sizeBytes` for the process. */
-export function failingDisk(fault: DiskFault): RecordingDisk {
-  let used = 0;
+/** The real disk, failing as `fault` says; as small as `sizeBytes`, the files under `root` all it holds. */
+export function failingDisk(fault: DiskFault, root: string): RecordingDisk {
   return {
     async freeBytes(dir) {
       const real = await realDisk.freeBytes(dir);
       if (fault.sizeBytes === undefined) return real;
-      return Math.max(0, Math.min(real ?? Infinity, fault.sizeBytes - used));
+      return Math.max(0, Math.min(real ?? Infinity, fault.sizeBytes - bytesUnder(root)));
     },
     open(file) {
       const inner = realDisk.open(file);
+      const failWith = fault.failWith === 'each' ? fileFault(file) : fault.failWith;
       const outer = new Writable({
         write(chunk: Buffer, _encoding, done) {
-          if (fault.failWith !== undefined) {
+          if (failWith !== undefined) {
             // half of the first chunk reaches the file, then it fails: a file cut mid-way
-            if (fault.failWith === 'throw') throw new Error('a fault thrown by the file stream');
+            if (failWith === 'throw') throw new Error('a fault thrown by the file stream');
             return void inner.write(chunk.subarray(0, chunk.length >> 1), () => {
-              if (fault.failWith === 'destroy') outer.destroy();
-              else done(errnoError(fault.failWith!, file));
+              if (failWith === 'destroy') outer.destroy();
+              else done(errnoError(failWith, file));
             });
           }
-          if (fault.sizeBytes !== undefined && used + chunk.length > fault.sizeBytes) return done(errnoError('ENOSPC', file));
-          used += chunk.length;
+          if (fault.sizeBytes !== undefined && bytesUnder(root) + chunk.length > fault.sizeBytes) return done(errnoError('ENOSPC', file));
           inner.write(chunk, done);
         },
         final(done) {
@@ -85,6 +86,28 @@ export function failingDisk(fault: DiskFault): RecordingDisk {
       return outer;
     },
   };
+}
+
+export const FILE_FAULTS = ['EIO', 'EPIPE', 'ENOSPC', 'destroy', 'throw'] as const;
+
+/** The fault of `fail=each` for a file: drawn from its name (the conversation id), the same on every try. */
+export function fileFault(file: string): (typeof FILE_FAULTS)[number] {
+  const name = path.basename(file);
+  const h = [...name].reduce((a, c) => (Math.imul(a, 31) + c.charCodeAt(0)) >>> 0, 7);
+  return FILE_FAULTS[h % FILE_FAULTS.length]!;
+}
+
+/** What the files under `root` hold (bytes written so far included). */
+function bytesUnder(root: string): number {
+  let total = 0;
+  try {
+    for (const e of readdirSync(root, { recursive: true, withFileTypes: true })) {
+      if (e.isFile()) total += statSync(path.join(e.parentPath, e.name), { throwIfNoEntry: false })?.size ?? 0;
+    }
+  } catch {
+    // no folder yet: nothing written
+  }
+  return total;
 }
 
 function errnoError(code: string, file: string): NodeJS.ErrnoException {

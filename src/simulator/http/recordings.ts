@@ -39,15 +39,15 @@ export interface RecordingOptions {
   redirects: number;
   /** the audio is on a second origin (another loopback port) the last redirect leads to; default false */
   storage: boolean;
-  /** the audio is sent chunked, with no Content-Length; default false */
-  chunked: boolean;
+  /** share of recordings sent chunked, with no Content-Length (drawn apart from their kind); default 0 */
+  chunked: number;
 }
 
 export const RECORDING_SIGNINGS = ['amz', 'cloudfront', 'goog', 'none'] as const;
 export type RecordingSigning = (typeof RECORDING_SIGNINGS)[number];
 
 export function recordingOptions(given: Partial<RecordingOptions> | undefined): RecordingOptions {
-  return { slow: 0, truncated: 0, missing: 0, slowBytesPerSecond: 16_000, extraSeconds: 0, reset: 0, signing: 'amz', redirects: 0, storage: false, chunked: false, ...given };
+  return { slow: 0, truncated: 0, missing: 0, slowBytesPerSecond: 16_000, extraSeconds: 0, reset: 0, signing: 'amz', redirects: 0, storage: false, chunked: 0, ...given };
 }
 
 export type RecordingKind = 'ok' | 'slow' | 'truncated' | 'reset' | 'missing';
@@ -197,6 +197,11 @@ export class RecordingHost {
     return recordingLink(this.runtime.recordingOrigin, id, this.runtime.apiKey, this.now(), this.runtime.recordingLinkSeconds, this.signingOf(id));
   }
 
+  /** `id`'s audio is sent chunked: a draw of its own, so that every kind comes both ways. */
+  chunked(id: string): boolean {
+    return parseInt(id.slice(-8), 16) / 2 ** 32 < this.options.chunked;
+  }
+
   /** The scheme `id`'s links are signed in. */
   signingOf(id: string): RecordingSigning {
     const s = this.options.signing;
@@ -310,7 +315,8 @@ export class RecordingHost {
     }
     const body = recordingBytes(id, this.options.extraSeconds);
     this.recorder.done(entry, 200);
-    res.writeHead(200, this.options.chunked ? { 'Content-Type': RECORDING_TYPE } : { 'Content-Type': RECORDING_TYPE, 'Content-Length': String(body.length) });
+    const chunked = this.chunked(id);
+    res.writeHead(200, chunked ? { 'Content-Type': RECORDING_TYPE } : { 'Content-Type': RECORDING_TYPE, 'Content-Length': String(body.length) });
     if (req.method === 'HEAD') return void res.end();
     if (kind === 'truncated' && !this.cut.has(id)) {
       this.cut.add(id);
@@ -331,7 +337,7 @@ export class RecordingHost {
       return;
     }
     // Slow: a tenth of a second's worth at a time. Chunked: in four pieces.
-    const step = kind === 'slow' ? Math.max(1, Math.floor(this.options.slowBytesPerSecond / 10)) : this.options.chunked ? Math.ceil(body.length / 4) : body.length;
+    const step = kind === 'slow' ? Math.max(1, Math.floor(this.options.slowBytesPerSecond / 10)) : chunked ? Math.ceil(body.length / 4) : body.length;
     const pause = kind === 'slow' ? 100 : 0;
     let at = 0;
     const next = (): void => {
