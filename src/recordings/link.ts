@@ -1,6 +1,7 @@
-// What a recording link and its bytes say about themselves: when a signed link expires (an
-// S3-style X-Amz-Date + X-Amz-Expires, or an `expires`/`Expires` epoch), the file extension of a
-// content type, the duration a WAV header gives. Pure functions.
+// What a recording link and its bytes say about themselves: when a signed link expires (S3's
+// X-Amz-Date + X-Amz-Expires, GCS's X-Goog-Date + X-Goog-Expires, or a CloudFront-style
+// `Expires`/`expires` epoch; a link of any other scheme, or none, does not say), the file
+// extension of a content type, the duration a WAV header gives. Pure functions.
 
 /** When the signed link stops working (ms epoch), or null when it does not say. */
 export function linkExpiresAt(link: string): number | null {
@@ -11,12 +12,13 @@ export function linkExpiresAt(link: string): number | null {
     return null;
   }
   const q = url.searchParams;
-  const date = q.get('X-Amz-Date');
-  const lives = q.get('X-Amz-Expires');
-  if (date !== null && lives !== null) {
+  for (const vendor of ['Amz', 'Goog']) {
+    const date = q.get(`X-${vendor}-Date`);
+    const lives = q.get(`X-${vendor}-Expires`);
+    if (date === null || lives === null) continue;
     const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(date);
     const seconds = Number(lives);
-    if (m && Number.isFinite(seconds)) return Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) + seconds * 1000;
+    if (m && /^\d+$/.test(lives)) return Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) + seconds * 1000;
   }
   const epoch = q.get('expires') ?? q.get('Expires');
   if (epoch !== null && /^\d+$/.test(epoch)) return Number(epoch) * 1000;

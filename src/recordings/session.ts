@@ -3,6 +3,8 @@
 // key's budget); then what earlier runs still owe (missing, cut, killed mid-download), or with
 // `full` every stored conversation's, is fetched with a fresh link. A link refused or past its
 // expiry costs one fresh Get conversation, through the API client and so within the key's budget.
+// A link's expiry is judged on its host's clock (the Date of its answers), never on ours: until
+// the host has answered once, a link is tried as it is.
 
 import path from 'node:path';
 import pLimit from 'p-limit';
@@ -11,6 +13,7 @@ import type { ApiClient } from '../api/client.js';
 import { NotFoundError } from '../api/errors.js';
 import type { Database } from '../store/database.js';
 import { owedRecordings, saveRecording, type RecordingState } from '../store/recordings.js';
+import type { RecordingDisk } from './disk.js';
 import { Bandwidth, downloadRecording, removeLeftParts, type DownloadOutcome } from './download.js';
 import { linkExpired } from './link.js';
 
@@ -31,6 +34,8 @@ export interface RecordingSettings {
   recentDays?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** where the files are written (default: the real disk; tests give a failing one) */
+  disk?: RecordingDisk;
   /** a line for the user about a recording not stored (over the limit, a full disk) */
   onLine?: (line: string) => void;
   /** a line of progress: what is owed before it is fetched, and the counts at the end */
@@ -42,6 +47,8 @@ export interface RecordingCounters {
   missing: number;
   expired: number;
   failed: number;
+  /** of the failed: not stored for want of room on the disk */
+  noSpace: number;
   bytes: number;
   /** fresh links asked of the API */
   renewed: number;
@@ -69,7 +76,7 @@ const DAY_MS = 86_400_000;
 const LEFT_PART_AGE_MS = 10 * 60_000;
 
 export class RecordingSession {
-  readonly counters: RecordingCounters = { stored: 0, missing: 0, expired: 0, failed: 0, bytes: 0, renewed: 0 };
+  readonly counters: RecordingCounters = { stored: 0, missing: 0, expired: 0, failed: 0, noSpace: 0, bytes: 0, renewed: 0 };
   private readonly limit;
   private readonly dispatcher: Agent;
   private readonly bandwidth: Bandwidth;
@@ -81,6 +88,10 @@ export class RecordingSession {
   private readonly running: Promise<void>[] = [];
   /** a write of the table that failed: the run fails with it at finish (a download never rejects before then) */
   private failure: unknown = null;
+  /** each recording host's clock, as its Date headers give it: its time minus ours (ms), by origin */
+  private readonly hostClocks = new Map<string, number>();
+  /** the states of which one line was said (a full disk says it once, not per recording) */
+  private readonly told = new Set<RecordingState>();
 
   constructor(
     private readonly settings: RecordingSettings,
@@ -118,7 +129,7 @@ export class RecordingSession {
         this.owed = later.length;
         this.linksLeft = later.length;
         if (later.length > 0) {
-          this.settings.onNote?.(`recordings of ${this.space}: ${later.length} owed by earlier runs, newest first: one Get conversation each for a fresh link, within the key's budget`);
+          this.say('onNote', `recordings of ${this.space}: ${later.length} owed by earlier runs, newest first: one Get conversation each for a fresh link, within the key's budget`);
         }
         await Promise.all(
           later.map((o) =>
@@ -133,14 +144,35 @@ export class RecordingSession {
       if (this.failure !== null) throw this.failure;
       const c = this.counters;
       if (c.stored + c.missing + c.expired + c.failed > 0) {
-        this.settings.onNote?.(
-          `recordings of ${this.space}: ${c.stored} stored (${(c.bytes / 1e6).toFixed(1)} MB), ${c.missing} missing, ${c.expired} expired, ${c.failed} not stored; ${c.renewed} fresh links asked`,
-        );
+        const noSpace = c.noSpace > 0 ? ` (${c.noSpace} for want of room on the disk of ${this.settings.dir})` : '';
+        this.say('onNote', `recordings of ${this.space}: ${c.stored} stored (${(c.bytes / 1e6).toFixed(1)} MB), ${c.missing} missing, ${c.expired} expired, ${c.failed} not stored${noSpace}; ${c.renewed} fresh links asked`);
       }
       return this.counters;
     } finally {
       await this.dispatcher.close();
     }
+  }
+
+  /** A line for the user: a failing listener of ours never stops a download nor the crawl. */
+  private say(to: 'onLine' | 'onNote', line: string): void {
+    try {
+      this.settings[to]?.(line);
+    } catch {
+      // the line is lost; the row and the counts keep what it said
+    }
+  }
+
+  /** The link is past its expiry on its host's clock; not judged before that host has answered once. */
+  private expiredOnItsHost(link: string): boolean {
+    let origin: string;
+    try {
+      origin = new URL(link).origin;
+    } catch {
+      return false;
+    }
+    const offset = this.hostClocks.get(origin);
+    // a Date header is whole seconds, so the host's time is up to a second later than it says: linkExpired's margin covers it
+    return offset !== undefined && linkExpired(link, Date.now() + offset);
   }
 
   /** A fresh link from a new Get conversation (null: the conversation has none, or is gone). */
@@ -177,7 +209,7 @@ export class RecordingSession {
     try {
       let renewed = false;
       let link = given;
-      if (link === null || linkExpired(link, Date.now())) {
+      if (link === null || this.expiredOnItsHost(link)) {
         link = await this.renew(id);
         renewed = true;
       }
@@ -190,8 +222,10 @@ export class RecordingSession {
           bandwidth: this.bandwidth,
           timeoutMs: this.settings.timeoutMs ?? 60_000,
           signal: this.settings.signal,
+          disk: this.settings.disk,
+          onServerDate: (origin, dateMs, receivedAtMs) => this.hostClocks.set(origin, dateMs - receivedAtMs),
         });
-        if (outcome.state === 'stored' || outcome.state === 'too_large' || outcome.state === 'no_space') break;
+        if (outcome.state === 'stored' || outcome.state === 'too_large' || outcome.state === 'no_space' || ('final' in outcome && outcome.final)) break;
         // refused (expired, or gone from the host): one fresh link, and no more
         if (outcome.state === 'refused') {
           if (renewed) break;
@@ -223,7 +257,13 @@ export class RecordingSession {
     if (state === 'missing') this.counters.missing++;
     else if (state === 'expired') this.counters.expired++;
     else this.counters.failed++;
-    if (state === 'too_large' || state === 'no_space') this.settings.onLine?.(`recording of ${id} not stored: ${outcome.reason}`);
+    if (state === 'no_space') this.counters.noSpace++;
+    // a full or failing disk (or host) refuses every recording after the first: one line says so, the final count the rest
+    if (state === 'too_large') this.say('onLine', `recording of ${id} not stored: ${outcome.reason}`);
+    else if ((state === 'no_space' || state === 'failed') && !this.told.has(state)) {
+      this.told.add(state);
+      this.say('onLine', `recording of ${id} not stored: ${outcome.reason} (more like it are only counted, at the end; each has a row in recordings)`);
+    }
     await this.writer.write((db) =>
       saveRecording(db, { ...base, state, reason: outcome.reason, path: null, bytes: null, sha256: null, contentType: null, durationSeconds: null, downloadedAt: null }),
     );

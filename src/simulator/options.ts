@@ -73,6 +73,8 @@ export interface RuntimeOptions {
   recordingLinkSeconds: number;
   /** the recording host's origin (http://127.0.0.1:PORT), set once the server listens */
   recordingOrigin: string;
+  /** a fresh signed link of a conversation's recording on the recording host, set once the server listens */
+  recordingLinkOf: ((id: string) => string) | null;
 }
 
 export const RETRY_AFTER_MODES = ['exact', 'missing', 'long'] as const;
@@ -109,7 +111,7 @@ export interface SimulatorOptions extends Partial<Omit<RuntimeOptions, 'latency'
    * is not; default 0
    */
   localTimeAsUtcMinutes?: number;
-  /** the recording host's slow, truncated and missing recordings (recordings.ts) */
+  /** the recording host's slow, truncated, reset and missing recordings, signing, redirects, storage and chunking (recordings.ts) */
   recordings?: Partial<RecordingOptions>;
 }
 
@@ -151,5 +153,6 @@ export function initialOptions(opts: SimulatorOptions, seed: number, dataset: Da
     arrivalLagMs: opts.arrivalLagMs ?? 0,
     recordingLinkSeconds: opts.recordingLinkSeconds ?? 300,
     recordingOrigin: '',
+    recordingLinkOf: null,
   };
 }

@@ -93,7 +93,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const hostile = await HostileAnswers.start();
   const pipeline = new RequestPipeline({ options: o, budget, recorder, router, hostile, faults });
   // The recording host shares the server but not the pipeline: no key, no rate limit.
-  const recordings = new RecordingHost(dataset, () => o.apiKey, recorder, opts.recordings);
+  const recordings = await RecordingHost.start(dataset, o, recorder, opts.recordings, shifts.dateHeaderMs);
   const background = new BackgroundClients({ options: o, dataset, clock, budget, recorder, space: slug });
 
   const sockets = new Set<Socket>();
@@ -122,6 +122,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   o.recordingOrigin = `http://127.0.0.1:${port}`;
+  o.recordingLinkOf = (id) => recordings.link(id);
   background.restart();
 
   let closing: Promise<void> | null = null;

@@ -15,6 +15,12 @@ describe('recording links', () => {
     expect(linkExpired('http://127.0.0.1:1/a.mp3', Date.now())).toBe(false);
   });
 
+  it('reads the expiry of a GCS link (X-Goog-Date + X-Goog-Expires) and of a CloudFront one (Expires), and none of an unsigned one', () => {
+    expect(linkExpiresAt('http://127.0.0.1:1/b/a.wav?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Date=20261127T120000Z&X-Goog-Expires=600&X-Goog-Signature=ab')).toBe(Date.UTC(2026, 10, 27, 12, 10, 0));
+    expect(linkExpiresAt('http://127.0.0.1:1/a.wav?Expires=1800000000&Signature=x&Key-Pair-Id=K')).toBe(1_800_000_000_000);
+    expect(linkExpiresAt('http://127.0.0.1:1/a.wav?X-Amz-Date=20261127T120000Z&X-Amz-Expires=soon')).toBeNull();
+  });
+
   it('names the file by its content type', () => {
     expect(extensionOf('audio/wav')).toBe('wav');
     expect(extensionOf('audio/x-wav; charset=binary')).toBe('wav');

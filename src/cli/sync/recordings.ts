@@ -4,6 +4,7 @@
 
 import path from 'node:path';
 import type { CrawlOptions } from '../../crawler/sync.js';
+import { failingDisk, parseDiskFault, type DiskFault } from '../../recordings/disk.js';
 import { Bandwidth } from '../../recordings/download.js';
 import { RecordingSession } from '../../recordings/session.js';
 import { UsageError } from '../errors.js';
@@ -33,6 +34,8 @@ export interface RecordingsRun {
   bandwidth: Bandwidth;
   /** a line for the user, on stderr beside the progress */
   say: (line: string) => void;
+  /** a failing disk in place of the real one (tests only) */
+  diskFault?: DiskFault;
 }
 
 /** The run's settings of recordings: the cap parsed once, shared by the spaces. */
@@ -40,7 +43,19 @@ export function recordingsRun(bandwidthFlag: string | undefined, dirs: readonly 
   if (bandwidthFlag !== undefined && dirs.every((d) => d === null)) {
     throw new UsageError('--recordings-bandwidth caps the downloads of recordings, and none are on — add --recordings DIR (or recordings = "DIR" in the config)');
   }
-  return { full, say, bandwidth: new Bandwidth(bandwidthFlag === undefined ? null : parseBandwidth(bandwidthFlag)) };
+  return { full, say, bandwidth: new Bandwidth(bandwidthFlag === undefined ? null : parseBandwidth(bandwidthFlag)), diskFault: testDiskFault() };
+}
+
+/**
+ * Tests make the recordings' disk fail (`size=BYTES`: that small; `fail=EIO`, `EPIPE`, `ENOSPC`,
+ * `destroy`, `throw`: every file after its first chunk) on any machine; users never need this.
+ */
+function testDiskFault(): DiskFault | undefined {
+  const value = process.env.CONVODUCK_TEST_RECORDINGS_DISK;
+  if (!value) return undefined;
+  const fault = parseDiskFault(value);
+  if (fault === null) throw new UsageError(`CONVODUCK_TEST_RECORDINGS_DISK ${JSON.stringify(value)} is not a disk fault — give size=BYTES or fail=CODE`);
+  return fault;
 }
 
 /** The crawl's hook for a folder (undefined: off). */
@@ -48,7 +63,7 @@ export function recordingsHook(dir: string | null, run: RecordingsRun, signal: A
   if (dir === null) return undefined;
   return (space, client, writer) =>
     new RecordingSession(
-      { dir, full: run.full, signal, bandwidth: run.bandwidth, onLine: (line) => run.say(`convoduck: ${line}`), onNote: run.say },
+      { dir, full: run.full, signal, bandwidth: run.bandwidth, disk: run.diskFault && failingDisk(run.diskFault, dir), onLine: (line) => run.say(`convoduck: ${line}`), onNote: run.say },
       space,
       client,
       writer,

@@ -24,7 +24,10 @@ export interface RequestLogEntry {
   client: 'key' | 'other';
   kind: RequestKind;
   /** set when a fault was injected */
-  fault?: 'error5xx' | 'drop' | 'truncate';
+  fault?: 'error5xx' | 'drop' | 'truncate' | 'reset';
+  /** a recording request: the headers it came with, and which host took it (the link's, or the storage a redirect leads to) */
+  headers?: Record<string, string | string[] | undefined>;
+  host?: 'link' | 'storage';
 }
 
 export class RequestRecorder {

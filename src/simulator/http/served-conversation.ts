@@ -5,7 +5,7 @@
 import type { ConversationDetail, ConversationSummary } from '../../api/types.js';
 import type { ConversationRecord, Dataset } from '../dataset/dataset.js';
 import type { RuntimeOptions } from '../options.js';
-import { recordingLink, signRecordingUrl } from './recordings.js';
+import { signRecordingUrl } from './recordings.js';
 import { renderDetailInPlace, renderSummary } from './time-format.js';
 
 /**
@@ -18,9 +18,7 @@ export function servedDetail(dataset: Dataset, o: RuntimeOptions, rec: Conversat
   const out: ConversationDetail = renderDetailInPlace(generated, o.timeFormat);
   // Served from the recording host when the server is listening; the generated link otherwise.
   if (out.recording_url) {
-    out.recording_url = o.recordingOrigin
-      ? recordingLink(o.recordingOrigin, out.id, o.apiKey, Date.now(), o.recordingLinkSeconds)
-      : signRecordingUrl(out.recording_url, out.id, o.apiKey, Date.now(), o.recordingLinkSeconds);
+    out.recording_url = o.recordingLinkOf ? o.recordingLinkOf(out.id) : signRecordingUrl(out.recording_url, out.id, o.apiKey, Date.now(), o.recordingLinkSeconds);
   }
   if (o.confidential) {
     delete out.summary;
