@@ -12,7 +12,7 @@ import { readWhole } from './read-whole.js';
 import { setUpWriters, WRITERS, type Round, type Writer, type WriterName } from './writers.js';
 
 export interface SoakSettings {
-  /** SIGKILLs to land in all */
+  /** SIGKILLs to land in all (at least; shared evenly among the writers) */
   kills: number;
   /** conversations of the main simulated space */
   conversations: number;
@@ -154,12 +154,14 @@ export async function runSoak(settings: SoakSettings): Promise<SoakResult> {
   };
 
   try {
-    const maxRuns = settings.kills * 4 + fixtures.writers.length * 2;
+    // each writer its share of the kills, so that every one is killed as often
+    const share = Math.ceil(settings.kills / fixtures.writers.length);
+    const maxRuns = share * fixtures.writers.length * 4 + fixtures.writers.length * 2;
     const rounds = new Map<WriterName, number>();
-    while (kills < settings.kills && runs < maxRuns) {
+    while (fixtures.writers.some((w) => figures.get(w.name)!.kills < share) && runs < maxRuns) {
       for (const w of fixtures.writers) {
-        if (kills >= settings.kills) break;
         const f = figures.get(w.name)!;
+        if (f.kills >= share) continue;
         const i = rounds.get(w.name) ?? 0;
         rounds.set(w.name, i + 1);
         const round = w.round(i);
@@ -175,7 +177,8 @@ export async function runSoak(settings: SoakSettings): Promise<SoakResult> {
           f.finished++;
           f.durations.push(res.ms);
           if (!round.okCodes.includes(res.code ?? -1)) {
-            const line = res.stderr.trim().split('\n').find((l) => l.startsWith('convoduck:')) ?? res.stderr.trim().split('\n').at(-1) ?? '';
+            const lines = res.stderr.trim().split('\n');
+            const line = [...lines].reverse().find((l) => l.startsWith('convoduck:')) ?? lines.at(-1) ?? '';
             f.unexpectedExits.push(`exit ${res.code}: ${line}`);
             if (DAMAGE.test(res.stderr)) for (const file of round.files) fail(w, i, null, 'run', file, line);
           }
