@@ -19,8 +19,18 @@ export function soakDocTable(result: SoakResult): string {
   ].join('\n');
 }
 
+/** The machine and moment a soak ran on, as its table's last line names them. */
+export interface SoakMachine {
+  cores: number;
+  duckdb: string;
+  node: string;
+  date: string;
+  loadAtStart: number;
+  loadAtEnd: number;
+}
+
 /** `doc` with the soak's block replaced by the table of `result` and the machine it ran on. */
-export function writeSoakDocs(doc: string, result: SoakResult, machine: { cores: number; duckdb: string }): string {
+export function writeSoakDocs(doc: string, result: SoakResult, machine: SoakMachine, command: string): string {
   const start = doc.indexOf(BEGIN);
   const end = doc.indexOf(END);
   if (start < 0 || end < start) throw new Error(`docs/performance.md has no ${BEGIN} … ${END} block to write`);
@@ -28,7 +38,10 @@ export function writeSoakDocs(doc: string, result: SoakResult, machine: { cores:
     BEGIN,
     soakDocTable(result),
     '',
-    `${result.kills} SIGKILLs in ${result.runs} runs, ${Math.round(result.seconds / 60)} min on ${machine.cores} cores (DuckDB ${machine.duckdb}).`,
+    `${result.kills} SIGKILLs in ${result.runs} runs and ${result.reads} whole-file reads: ${result.failures.length} files failed to open or read.`,
+    '',
+    `_Measured by \`${command}\` on ${machine.date}: ${machine.cores} cores, Node ${machine.node}, DuckDB ${machine.duckdb}; ` +
+      `${Math.round(result.seconds / 60)} min, load average ${machine.loadAtStart.toFixed(2)} at the start and ${machine.loadAtEnd.toFixed(2)} at the end._`,
     END,
   ].join('\n');
   return doc.slice(0, start) + block + doc.slice(end + END.length);

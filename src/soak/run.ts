@@ -8,7 +8,7 @@
 // or read (its copy is kept, with the path printed), else 0.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { version as duckdbVersion } from '@duckdb/node-api';
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const root = mkdtempSync(join(tmpdir(), 'convoduck-soak-'));
+  const loadAtStart = loadavg()[0]!;
   const result = await runSoak({
     kills: count(args, '--kills', 300),
     conversations: count(args, '--conversations', 400),
@@ -68,7 +69,9 @@ async function main(): Promise<void> {
   process.stdout.write(args.includes('--json') ? JSON.stringify(result, null, 2) + '\n' : print(result));
   if (args.includes('--write-docs')) {
     const doc = join(ROOT, 'docs/performance.md');
-    writeFileSync(doc, writeSoakDocs(readFileSync(doc, 'utf8'), result, { cores: cpus().length, duckdb: duckdbVersion() }));
+    const machine = { cores: cpus().length, duckdb: duckdbVersion(), node: process.version, date: new Date().toISOString().slice(0, 10), loadAtStart, loadAtEnd: loadavg()[0]! };
+    const command = ['npm run soak --', ...args.filter((a) => a !== '--json')].join(' ');
+    writeFileSync(doc, writeSoakDocs(readFileSync(doc, 'utf8'), result, machine, command));
     process.stderr.write(`wrote the soak's table of ${doc}\n`);
   }
   if (result.failures.length === 0 && !args.includes('--keep')) rmSync(root, { recursive: true, force: true });
