@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Rng } from '../simulator/index.js';
 import { Database } from '../store/database.js';
+import { lastGoodPath } from '../store/last-good.js';
 import { readWhole } from './read-whole.js';
 import { setUpWriters, WRITERS, type Round, type Writer, type WriterName } from './writers.js';
 
@@ -31,8 +32,8 @@ export interface SoakFailure {
   round: number;
   /** ms after the start the kill was sent (null: the run was not killed) */
   killedAfterMs: number | null;
-  /** after what: `read` (as the kill left it), `reopen` (opened for writing afterwards), `run` (the next run's own opening), `final` */
-  stage: 'read' | 'reopen' | 'run' | 'final';
+  /** after what: `read` (as the kill left it), `copy` (the last-good copy beside it), `reopen` (opened for writing afterwards), `run` (the next run's own opening), `final` */
+  stage: 'read' | 'copy' | 'reopen' | 'run' | 'final';
   file: string;
   error: string;
   /** where the file and what lay beside it were copied */
@@ -189,6 +190,8 @@ export async function runSoak(settings: SoakSettings): Promise<SoakResult> {
             if (f.finished > 0) fail(w, i, res.killed ? killAfterMs : null, 'read', file, 'the file is gone');
             continue;
           }
+          // the copy a sync keeps beside the file (store/last-good.ts) must read whole too
+          if (existsSync(lastGoodPath(file))) await readFile(w, i, res.killed ? killAfterMs : null, 'copy', lastGoodPath(file));
           const whole = await readFile(w, i, res.killed ? killAfterMs : null, 'read', file);
           if (whole && round.throwaway && (await reopen(w, i, res.killed ? killAfterMs : null, file))) {
             await readFile(w, i, res.killed ? killAfterMs : null, 'reopen', file);

@@ -12,6 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { Database, RAISED_MEMORY_LIMIT, writableAttachOptions } from './database.js';
 import { SCHEMA_SQL } from './schema.js';
+import { dropLastGood, keepLastGood } from './last-good.js';
 import { sqlIdent, sqlText } from './sql.js';
 
 /** convoduck_meta key set while removed rows' bytes may still be in the file (an erasure, a redaction at rest). */
@@ -54,6 +55,12 @@ export async function rewriteDatabaseFile(path: string): Promise<void> {
     for (const wal of WAL_FILES) rmSync(`${path}${wal}`, { force: true });
     renameSync(fresh, path);
     syncFile(dirname(path));
+    // the copy a sync keeps held the erased or clear rows: it becomes the rewritten file, or goes
+    try {
+      keepLastGood(path);
+    } catch {
+      dropLastGood(path);
+    }
   } finally {
     for (const leftover of [fresh, `${fresh}.wal`]) if (existsSync(leftover)) rmSync(leftover, { force: true });
   }
