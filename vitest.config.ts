@@ -13,6 +13,7 @@ const TIMING = [
   'test/back-to-back.test.ts',
   'test/chaos.test.ts',
   'test/eta.test.ts',
+  'test/kill-soak.test.ts',
   'test/kubernetes.test.ts',
   'test/progress-tty.test.ts',
   'test/recordings-backfill.test.ts',

@@ -4,6 +4,7 @@
 // (GET /spaces); a space whose key is refused or whose server cannot be reached is reported and
 // skipped, the others are crawled at once.
 
+import { keepLastGood } from '../store/last-good.js';
 import { peekAllRecentSends } from '../store/recent-sends.js';
 import { AuthError } from '../api/client.js';
 import type { ApiClient } from '../api/client.js';
@@ -180,6 +181,7 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
   } finally {
     // a write resolves before its opening of the file is closed: the file is free only once idle
     await writer.idle();
+    keepCopy(options.dbPath);
     await Promise.all(clients.map((c) => c.close()));
     lock.release();
   }
@@ -198,4 +200,13 @@ function refuseUnknown(only: Set<string>, known: string[], unasked: string[]): v
   // a space whose key could not be used may be the one asked for: say so
   if (unasked.length > 0) error.message += ` (not asked: ${unasked.join(', ')})`;
   throw error;
+}
+
+/** The file as this run left it, kept beside it (store/last-good.ts); a copy that cannot be made (a full disk) fails nothing. */
+function keepCopy(dbPath: string): void {
+  try {
+    keepLastGood(dbPath);
+  } catch {
+    // the previous copy stays
+  }
 }

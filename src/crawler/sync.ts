@@ -2,6 +2,7 @@
 // crawlSpace (one space's run on a client and writer the caller owns, as syncSpaces does for
 // many). What they take and give back is in sync-types.ts; the run itself is SyncRun (sync-run.ts).
 
+import { keepLastGood } from '../store/last-good.js';
 import { ApiClient } from '../api/client.js';
 import { waitForSyncLock } from '../store/sync-lock.js';
 import { SyncRun } from './sync-run.js';
@@ -52,6 +53,7 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   } finally {
     // a write resolves before its opening of the file is closed: the file is free only once idle
     await writer.idle();
+    keepCopy(options.dbPath);
     await client.close();
     lock.release();
   }
@@ -102,3 +104,12 @@ export async function crawlSpace(options: CrawlOptions, resources: CrawlResource
 }
 
 const TICK_MS = 250;
+
+/** The file as this run left it, kept beside it (store/last-good.ts); a copy that cannot be made (a full disk) fails nothing. */
+function keepCopy(dbPath: string): void {
+  try {
+    keepLastGood(dbPath);
+  } catch {
+    // the previous copy stays
+  }
+}

@@ -8,6 +8,7 @@ import { MIGRATIONS } from './migrations.js';
 import { ALL_VIEWS_SQL, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { DatabaseBusyError, StoreError } from '../shared/errors.js';
 import { upgradeNotice } from './upgrade-notice.js';
+import { lastGoodHint } from './last-good.js';
 import { sqlText } from './sql.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
@@ -153,7 +154,7 @@ export class Database {
           // transient, not a usage error: the caller's next run gets in (exit 1)
           throw new DatabaseBusyError(`database ${path} stayed locked by another process: try again shortly`);
         }
-        throw new StoreError(`cannot open database ${path}: ${firstLine(message)}`);
+        throw new StoreError(`cannot open database ${path}: ${firstLine(message)}${lastGoodHint(path, message)}`);
       }
       const db = new Database(path, opened.instance, opened.connection);
       try {

@@ -8,9 +8,11 @@
 // loses the raw bodies' ZSTD compression (a column's compression is fixed at CREATE); the schema is
 // created from SCHEMA_SQL instead, then filled, and the sequences continue where they were.
 
-import { existsSync, renameSync, rmSync, chmodSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { Database, RAISED_MEMORY_LIMIT, writableAttachOptions } from './database.js';
 import { SCHEMA_SQL } from './schema.js';
+import { dropLastGood, keepLastGood } from './last-good.js';
 import { sqlIdent, sqlText } from './sql.js';
 
 /** convoduck_meta key set while removed rows' bytes may still be in the file (an erasure, a redaction at rest). */
@@ -25,7 +27,9 @@ export async function rewritePending(db: Database): Promise<boolean> {
 /** Rewrites the database at `path` into a fresh file holding only its live rows; the caller holds the sync lock. */
 export async function rewriteDatabaseFile(path: string): Promise<void> {
   const fresh = `${path}.rewrite-${process.pid}`;
-  for (const leftover of [fresh, `${fresh}.wal`]) rmSync(leftover, { force: true });
+  // a rewrite killed before its rename leaves its fresh file (a whole copy): the sync lock the
+  // caller holds means no rewrite of this file is running, so any such leftover is dead
+  removeLeftoverRewrites(path);
   try {
     await Database.with(
       path,
@@ -43,11 +47,43 @@ export async function rewriteDatabaseFile(path: string): Promise<void> {
       { mustExist: true, memoryLimit: RAISED_MEMORY_LIMIT },
     );
     chmodSync(fresh, 0o600);
-    // the old WAL would be replayed onto the new file: it must go first (it holds nothing, see above)
-    rmSync(`${path}.wal`, { force: true });
+    // the fresh file's bytes on the disk before the rename makes them the database: after a crash of
+    // the machine the name never points at a file whose blocks were not written
+    syncFile(fresh);
+    // the old WAL (and DuckDB's checkpoint and recovery WALs) would be replayed onto the new file:
+    // they must go first (they hold nothing, see above)
+    for (const wal of WAL_FILES) rmSync(`${path}${wal}`, { force: true });
     renameSync(fresh, path);
+    syncFile(dirname(path));
+    // the copy a sync keeps held the erased or clear rows: it becomes the rewritten file, or goes
+    try {
+      keepLastGood(path);
+    } catch {
+      dropLastGood(path);
+    }
   } finally {
     for (const leftover of [fresh, `${fresh}.wal`]) if (existsSync(leftover)) rmSync(leftover, { force: true });
+  }
+}
+
+/** The files DuckDB keeps beside a database: its WAL, and the WALs of a checkpoint and of a recovery under way. */
+const WAL_FILES = ['.wal', '.wal.checkpoint', '.wal.recovery'];
+
+/** fsync of a file or a directory (a rename is durable once its directory is). */
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Fresh files (and their WALs) of rewrites of `path` that were killed before their rename. */
+function removeLeftoverRewrites(path: string): void {
+  const prefix = `${basename(path)}.rewrite-`;
+  for (const entry of readdirSync(dirname(path))) {
+    if (entry.startsWith(prefix)) rmSync(join(dirname(path), entry), { recursive: true, force: true });
   }
 }
 

@@ -1,0 +1,61 @@
+// A copy of the database as the last sync left it, closed and whole, beside it as FILE.last-good.
+// DuckDB rewrites a metadata block of the file in place at a checkpoint while the file's header
+// still points into it (its metadata manager reuses a block's free slots), and a SIGKILL can cut
+// that write short: the header's own metadata then fails its checksum and the file does not open.
+// No order of our own writes prevents it, so the state a run committed is kept twice.
+
+import { closeSync, constants, copyFileSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/** The copy of `path` a sync keeps. */
+export function lastGoodPath(path: string): string {
+  return `${path}.last-good`;
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Copies `path` to its last-good copy (a clone where the file system has them), when the file is
+ * whole on its own: closed, with no WAL beside it. The copy is written aside, fsynced and renamed
+ * into place, so a kill meanwhile leaves the previous copy. Returns whether a copy was made.
+ */
+export function keepLastGood(path: string): boolean {
+  if (!existsSync(path) || existsSync(`${path}.wal`) || statSync(path).size === 0) return false;
+  // copies cut short by a kill (the caller holds the sync lock: no other copy is under way)
+  const prefix = `${basename(lastGoodPath(path))}.`;
+  for (const entry of readdirSync(dirname(path))) if (entry.startsWith(prefix)) rmSync(join(dirname(path), entry), { force: true });
+  const aside = `${lastGoodPath(path)}.${process.pid}`;
+  try {
+    copyFileSync(path, aside, constants.COPYFILE_FICLONE);
+    fsyncPath(aside);
+    renameSync(aside, lastGoodPath(path));
+    fsyncPath(dirname(path));
+    return true;
+  } finally {
+    rmSync(aside, { force: true });
+  }
+}
+
+/** Drops the copy (a rewrite that erased rows from the file must not leave them in the copy). */
+export function dropLastGood(path: string): void {
+  rmSync(lastGoodPath(path), { force: true });
+}
+
+/** What to tell a person whose file does not open because it is damaged, when a copy exists. */
+export function lastGoodHint(path: string, message: string): string {
+  if (!/Corrupt|checksum|MetadataReader/i.test(message) || !existsSync(lastGoodPath(path))) return '';
+  const copy = lastGoodPath(path);
+  const at = statSync(copy).mtime.toISOString().replace(/\.\d+Z$/, 'Z');
+  return (
+    ` — the file is damaged; ${copy} is a whole copy of it from ${at}: move the damaged file aside ` +
+    `and the copy into its place (mv ${path} ${path}.damaged; cp ${copy} ${path}), then run sync, which fetches ` +
+    `again what came after; a forget or retention run since then must be run again`
+  );
+}
