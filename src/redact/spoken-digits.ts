@@ -13,6 +13,8 @@ export interface SpokenUnit {
   word: boolean;
   /** the word "oh", which is also what people say before they start */
   oh: boolean;
+  /** a ten or teen said as one number ("twenty one", "dreiundzwanzig"), as prices and years are said */
+  pair: boolean;
 }
 
 /** A run of units with nothing but separators between them, and a "plus" before it if one was said. */
@@ -106,8 +108,8 @@ function unitsOf(text: string, row: Token[]): SpokenRun[] {
     repeat = 1;
     repeatAt = -1;
   };
-  const push = (start: number, end: number, digits: string, word: boolean, oh = false) => {
-    run.units.push({ start: repeatAt >= 0 ? repeatAt : start, end, digits: digits.repeat(repeat), word: word || repeatAt >= 0, oh: oh && repeatAt < 0 });
+  const push = (start: number, end: number, digits: string, word: boolean, oh = false, pair = false) => {
+    run.units.push({ start: repeatAt >= 0 ? repeatAt : start, end, digits: digits.repeat(repeat), word: word || repeatAt >= 0, oh: oh && repeatAt < 0, pair });
     repeat = 1;
     repeatAt = -1;
   };
@@ -140,7 +142,7 @@ function unitsOf(text: string, row: Token[]): SpokenRun[] {
     const compound = DE_COMPOUND.exec(w);
     if (compound) {
       const unit = UNITS[compound[1] === 'ein' ? 'eins' : compound[1]!]!;
-      push(t.start, t.end, compound[3] ? `${unit}00` : TENS[compound[2]!]! + unit, true);
+      push(t.start, t.end, compound[3] ? `${unit}00` : TENS[compound[2]!]! + unit, true, false, !compound[3]);
       continue;
     }
     const unit = UNITS[w];
@@ -157,12 +159,14 @@ function unitsOf(text: string, row: Token[]): SpokenRun[] {
         }
         continue;
       }
-      push(t.start, t.end, unit, true, w === 'oh');
+      // "Oh, …" is what people say before they start, not a digit
+      const pause = next !== undefined && /[,….]/.test(text.slice(t.end, next.start));
+      push(t.start, t.end, unit, true, w === 'oh' && pause);
       continue;
     }
     const pair = twoDigits(text, row, i);
     if (pair) {
-      push(t.start, pair.end, pair.digits, true);
+      push(t.start, pair.end, pair.digits, true, false, true);
       i = pair.last;
     }
   }

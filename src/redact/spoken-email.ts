@@ -16,11 +16,16 @@ const JOIN = String.raw`(?:dot|punkt|underscore|unterstrich|dash|hyphen|minus|bi
 const WORD = String.raw`(?:\p{L}(?: \p{L}\b){2,}|[\p{L}\p{N}](?:[\p{L}\p{N}_.\-]*[\p{L}\p{N}])?)`;
 const LABEL = String.raw`(?:\p{L}(?: \p{L}\b){2,}|[\p{L}\p{N}](?:[\p{L}\p{N}\-]*[\p{L}\p{N}])?)`;
 const SPOKEN_EMAIL = new RegExp(
-  String.raw`(?<![\p{L}\p{N}_.\-])(${WORD}(?: ${JOIN} ${WORD})*) ${AT} ((?:${LABEL}(?: (?:dash|minus|bindestrich) ${LABEL})* ${DOT} )+)(\p{L}{2,24})(?![\p{L}\p{N}_]| ${DOT} [\p{L}\p{N}])`,
+  String.raw`(?<![\p{L}\p{N}_.\-]|\p{L}['’])(${WORD}(?: ${JOIN} ${WORD})*) ${AT} ((?:${LABEL}(?: (?:dash|minus|bindestrich) ${LABEL})* ${DOT} )+)(\p{L}{2,24})(?![\p{L}\p{N}_]| ${DOT} [\p{L}\p{N}])`,
   'giu',
 );
 /** Said before an address of one plain word: what tells "anna at web dot de" from a sentence. */
-const CUE = /(?:e-?mail|mail|address|adresse|schreib|write|send|contact|kontakt)\b[^.!?]{0,24}$/i;
+const CUE = /(?:e-?mail|mail|address|adresse|schreib|write|send|contact|kontakt)[^.!?]{0,24}$/i;
+/** Words that stand before a plain "at" in everyday speech ("look at", "meet me at"): never a local part. */
+const NOT_LOCAL = new Set(
+  ('look looking looked arrive arrived stay staying meet me us him her them it you i we they is are was were be am ' +
+    'call reach find see work home available online only just here there not good great shop buy sold live lives').split(' '),
+);
 const CUE_WINDOW = 40;
 /** Only brackets, quotes and spaces since the line or sentence began. */
 const STARTS = /(?:^|[\n.!?:;])[\s([{<"'«‹„“‘]*$/;
@@ -44,7 +49,8 @@ export function detectSpokenEmails(text: string): SpokenEmail[] {
     const local = m[1]!;
     const plain = !JOINED.test(local) && !/[ _.\-\d]/.test(local) && /^ at /i.test(m[0].slice(local.length, local.length + 4));
     const before = text.slice(Math.max(0, m.index - CUE_WINDOW), m.index);
-    if (plain && !CUE.test(before) && !STARTS.test((m.index > CUE_WINDOW ? 'x' : '') + before)) {
+    const said = CUE.test(before) || STARTS.test((m.index > CUE_WINDOW ? 'x' : '') + before);
+    if (plain && (NOT_LOCAL.has(local.toLowerCase()) || !said)) {
       // the next try starts one word on: "look at shop dot com" may still hold "…, anna at …"
       SPOKEN_EMAIL.lastIndex = m.index + local.length;
       continue;

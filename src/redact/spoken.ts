@@ -17,8 +17,10 @@
 //   it counts only when it has its country's length and passes mod-97 (iban.ts).
 // - a number named right before it as an order, customer, … number is left alone (labels.ts),
 //   and so is a count up or down ("one, two, three, four, five …").
-// Within a run the longest valid number from the earliest start wins; a leading "oh" is left
-// out when the number is valid without it ("Oh, four one five …").
+// - a phone number without "plus" or a trunk "0" holds one ten or teen at most: prices, years
+//   and times are said in pairs ("nineteen ninety nine, twenty four ninety nine").
+// Within a run the longest valid number from the earliest start wins; a leading "oh" followed by
+// a pause is left out when the number is valid without it ("Oh, four one five …").
 
 import { isCardNumber } from './card.js';
 import { ibanValid } from './iban.js';
@@ -69,7 +71,7 @@ function numbersInRun(text: string, run: SpokenRun): SpokenNumber[] {
     let from = i;
     // "Oh, four one five …": the "oh" is a word of its own when the number stands without it
     if (units[i]!.oh && !plus) {
-      const without = judge(digits.slice(1), false);
+      const without = pairs(units, i + 1, j) <= 1 ? judge(digits.slice(1), false) : null;
       if (without !== null && units.slice(i + 1, j + 1).some((u) => u.word)) {
         from = i + 1;
         kind = without;
@@ -95,7 +97,7 @@ function longestFrom(units: SpokenUnit[], i: number, plus: boolean): { j: number
   for (let j = last; j >= i; j--) {
     if (digits.length >= MIN_DIGITS) {
       const kind = judge(digits, plus);
-      if (kind !== null) return { j, kind, digits };
+      if (kind !== null && (kind !== 'phone' || plus || digits[0] === '0' || pairs(units, i, j) <= 1)) return { j, kind, digits };
     }
     digits = digits.slice(0, digits.length - units[j]!.digits.length);
   }
@@ -117,6 +119,14 @@ function spokenPhone(d: string): boolean {
   if (d[0] === '0') return d.length >= 9 && d.length <= 13;
   const national = d.length === 11 && d[0] === '1' ? d.slice(1) : d;
   return national.length === 10 && national[0]! >= '2' && national[3]! >= '2';
+}
+
+// Prices, years and times are said in pairs ("nineteen ninety nine"), North American numbers
+// digit by digit: a number without "plus" or trunk "0" may hold one pair at most.
+function pairs(units: SpokenUnit[], i: number, j: number): number {
+  let n = 0;
+  for (let k = i; k <= j; k++) if (units[k]!.pair) n++;
+  return n;
 }
 
 // "one, two, three, four, five": a count, not a number to call
