@@ -53,6 +53,16 @@ const GAP = /^(?:[ \t,\-–…]|\.{3}|\.(?= )){0,4}(?:(?:and|und)(?:[ \t,\-–�
 /** The gap after "double"/"doppel" and "hundred"'s number: a space or a hyphen ("doppel-null"). */
 const TIGHT = /^[ \-]{1,2}$/;
 
+// Every word TOKEN matches holds one of these (a compound its unit or its tens), lower case.
+const STEMS = 'zero|oh|one|two|thr|thi|fou|for|teen|fiv|six|sev|eig|nin|ten|ele|twe|fif|null|ein|zwei|zwo|drei|vier|fünf|fuenf|sech|sieb|acht|neun|zehn|elf|zwölf|zwoelf|zig|ßig|ssig|hundert|hundred|doub|trip|dopp|dreif|plus';
+const RE2_TOKEN = `[a-zäöüß0-9+]*(?:${STEMS}|[0-9])[a-zäöüß0-9]*`;
+const RE2_GAP = '[ \\t,\\-–….]{1,4}(?:(?:and|und)[ \\t,\\-–….]{1,3})?';
+/**
+ * For SQL (RE2, over lower-cased text): matches every text in which spokenRuns can find a run of
+ * three tokens, and more besides. A store searches with it before running the detector.
+ */
+export const SPOKEN_RUN_RE2 = `${RE2_TOKEN}${RE2_GAP}${RE2_TOKEN}${RE2_GAP}${RE2_TOKEN}`;
+
 /** A cheap test: false when the text cannot hold a spoken number of `minUnits` groups or more. */
 export function mayHoldSpokenNumber(text: string, minUnits: number): boolean {
   TOKEN.lastIndex = 0;

@@ -3,7 +3,7 @@
 // with the odd caller line that starts with a formula character, carries an emoji or breaks
 // across lines. Each draws from its own PRNG stream, so the skeleton stays the same.
 
-import { callerOf, drawPersonalFacts, type PersonalFacts } from './personal-data.js';
+import { callerOf, drawPersonalFacts, type PersonalFacts, type SaidData } from './personal-data.js';
 import * as P from './phrases.js';
 import { Rng, hashSeed } from '../random.js';
 import type { Ev, Skeleton } from './skeleton.js';
@@ -51,9 +51,10 @@ export function drawFacts(seed: number, idx: number, company: string): Facts {
   };
 }
 
-/** The `{name}`, `{order}`… placeholders of a phrase filled in. */
-function fill(template: string, f: Facts): string {
+/** The `{name}`, `{order}`… placeholders of a phrase filled in; `said`: the caller's data as spoken on a call. */
+function fill(template: string, f: Facts, said: SaidData | null = null): string {
   return template.replace(/\{(\w+)\}/g, (_m, key: string) => {
+    if (said !== null && (key === 'phone' || key === 'email' || key === 'card')) return said[key];
     const v = (f as unknown as Record<string, string>)[key];
     return v ?? '';
   });
@@ -129,7 +130,12 @@ export function transcriptLine(e: Ev, sk: Skeleton, f: Facts, de: boolean, rng: 
     const again = sk.agent.tpl.key === 'order_support' && memory.last?.purpose === 'ask' && memory.last.node === e.node;
     text = again && rng.chance(0.7) ? memory.last!.text : fresh(de ? P.AGENT_ASK_DE : P.AGENT_ASK);
   } else if (p.startsWith('intent:')) text = fill(rng.pick(P.INTENT_LINES[p.slice(7)] ?? P.CALLER_FILLERS), f);
-  else if (p.startsWith('provide:')) text = fill(rng.pick(P.PROVIDE_LINES[p.slice(8)] ?? P.CALLER_FILLERS), f);
+  else if (p.startsWith('provide:')) {
+    // on a call, the transcript writes what the caller says as the recogniser heard it
+    const template = rng.pick(P.PROVIDE_LINES[p.slice(8)] ?? P.CALLER_FILLERS);
+    const spoken = sk.channel === 'voice' && /\{(?:phone|email|card)\}/.test(template) ? f.personal().said : null;
+    text = fill(template, f, spoken ? spoken[de ? 'de' : 'en'] : null);
+  }
   else if (p === 'faq_q') text = rng.pick(P.FAQ_QUESTIONS);
   else if (p === 'faq_a') text = fresh(P.FAQ_ANSWERS);
   else if (p === 'announce') {

@@ -7,6 +7,7 @@
 
 import { ibanCheckDigits, luhnCheckDigit } from './check-digits.js';
 import { CUSTOMER_NAMES } from './phrases.js';
+import { sayEmail, sayNumber } from './spoken-forms.js';
 import { Rng, hashSeed } from '../random.js';
 
 export interface Caller {
@@ -31,7 +32,19 @@ export interface PersonalFacts {
   phoneSpoken: string;
   /** a 16-digit order reference that fails Luhn: a look-alike, not personal data */
   orderRef: string;
+  /** on a voice call, whether the transcript writes the caller's data as said (in words), in English and German */
+  said: { en: SaidData; de: SaidData } | null;
 }
+
+/** The caller's data as a speech recogniser writes it (spoken-forms.ts). */
+export interface SaidData {
+  phone: string;
+  email: string;
+  card: string;
+}
+
+/** This share of callers has their data written as said on a voice call; the others as typed. */
+const SAID_SHARE = 0.5;
 
 /** Repeat callers: this share of the conversations is made by one of REPEAT_POOL callers (k from REPEAT_BASE). */
 const REPEAT_SHARE = 0.3;
@@ -69,7 +82,15 @@ export function drawPersonalFacts(seed: number, idx: number, who: CallerRef): Pe
   const phoneSpoken = rng.pick([c.phoneNational, c.phoneInternational, c.phoneNational.replace(' ', '/'), c.phoneInternational.replace(/^\+(\d+) /, '+$1 (0)')]);
   let orderRef = digits(rng, 16);
   while (luhnCheckDigit(orderRef.slice(0, -1)) === Number(orderRef.slice(-1))) orderRef = digits(rng, 16);
-  return { caller, phoneSpoken, orderRef: groups(orderRef) };
+  // a stream of its own, so that the draws above stay as they were
+  const words = new Rng(hashSeed(seed, idx, 0x5a1d));
+  const said = words.chance(SAID_SHARE)
+    ? {
+        en: { phone: sayNumber(phoneSpoken, false, words), email: sayEmail(c.email, false), card: sayNumber(c.card, false, words) },
+        de: { phone: sayNumber(phoneSpoken, true, words), email: sayEmail(c.email, true), card: sayNumber(c.card, true, words) },
+      }
+    : null;
+  return { caller, phoneSpoken, orderRef: groups(orderRef), said };
 }
 
 const REPEAT_BASE = 1_000_000_000;
@@ -159,6 +180,11 @@ export function personalDataIn(detail: unknown, p: PersonalFacts): PersonalDataT
     ...[...new Set([p.phoneSpoken, c.phoneNational, c.phoneInternational, c.phoneE164])].map((value) => ({ kind: 'phone' as const, value })),
     { kind: 'email', value: c.email },
     { kind: 'card', value: c.card },
+    ...(p.said ? [p.said.en, p.said.de] : []).flatMap((s) => [
+      { kind: 'phone' as const, value: s.phone },
+      { kind: 'email' as const, value: s.email },
+      { kind: 'card' as const, value: s.card },
+    ]),
     { kind: 'iban', value: c.iban },
   ];
   return {
