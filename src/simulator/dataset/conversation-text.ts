@@ -3,7 +3,7 @@
 // with the odd caller line that starts with a formula character, carries an emoji or breaks
 // across lines. Each draws from its own PRNG stream, so the skeleton stays the same.
 
-import { callerOf, drawPersonalFacts, type PersonalFacts, type SaidData } from './personal-data.js';
+import { callerOf, drawPersonalFacts, type PersonalFacts, type PlantedCaller, type SaidData } from './personal-data.js';
 import * as P from './phrases.js';
 import { Rng, hashSeed } from '../random.js';
 import type { Ev, Skeleton } from './skeleton.js';
@@ -26,23 +26,25 @@ export interface Facts {
   personal(): PersonalFacts;
 }
 
-export function drawFacts(seed: number, idx: number, company: string): Facts {
+export function drawFacts(seed: number, idx: number, company: string, planted?: PlantedCaller, voice = false): Facts {
   const rng = new Rng(hashSeed(seed, idx, 0xfac7));
   const drawnName = rng.pick(P.CUSTOMER_NAMES);
   const order = `A-${rng.int(10000, 99999)}`;
   const invoice = `INV-${rng.int(2023, 2025)}-${String(rng.int(1, 9999)).padStart(4, '0')}`;
   const day = rng.pick(P.WEEKDAYS);
-  const who = callerOf(seed, idx, drawnName, rng);
+  const who = callerOf(seed, idx, drawnName, rng, planted);
   let drawn: PersonalFacts | undefined;
-  const personal = (): PersonalFacts => (drawn ??= drawPersonalFacts(seed, idx, who));
+  const personal = (): PersonalFacts => (drawn ??= drawPersonalFacts(seed, idx, who, planted));
+  // a number written only as said (a planted caller's) is so in the summary and tool payloads too
+  const phoneWritten = (typed: string): string => (voice && personal().saidOnly ? personal().said!.en.phone : typed);
   return {
     name: who.name,
     order,
     invoice,
     day,
     company,
-    get phone() { return personal().phoneSpoken; },
-    get phoneE164() { return personal().caller.phoneE164; },
+    get phone() { return phoneWritten(personal().phoneSpoken); },
+    get phoneE164() { return phoneWritten(personal().caller.phoneE164); },
     get email() { return personal().caller.email; },
     get card() { return personal().caller.card; },
     get iban() { return personal().caller.iban; },
