@@ -30,9 +30,10 @@ const CUE_WINDOW = 40;
 /** Only brackets, quotes and spaces since the line or sentence began. */
 const STARTS = /(?:^|[\n.!?:;])[\s([{<"'«‹„“‘]*$/;
 const JOINED = new RegExp(` ${JOIN} `, 'i');
-// Cheap: no spoken "at" and no spoken "dot" in the text, no address said in it.
-const PRECHECK_AT = /(?:^|[^\p{L}])(?:at|ät|klammeraffe)(?:[^\p{L}]|$)/iu;
-const PRECHECK_DOT = /(?:^|[^\p{L}])(?:dot|punkt)(?:[^\p{L}]|$)/iu;
+// Cheap (ASCII boundaries, no Unicode mode): no spoken "dot" or no spoken "at" in the text, no
+// address said in it.
+const PRECHECK_AT = /\bat\b|ät\b|klammeraffe|@/i;
+const PRECHECK_DOT = /\b(?:dot|punkt)\b/i;
 
 /** A spoken address found: its span and the address it says, in lower case. */
 export interface SpokenEmail extends Span {

@@ -32,7 +32,7 @@ import { mayHoldSpokenNumber, spokenRuns, type SpokenRun, type SpokenUnit } from
 const MIN_DIGITS = 8;
 /** The most digits one number can have: a card of 19 (a phone number has at most 15 after "+"). */
 const MAX_DIGITS = 19;
-/** The fewest units that can make MIN_DIGITS: "neunhundert" is three digits, "dreiundzwanzig" two. */
+/** The fewest units that can make MIN_DIGITS: "neunhundert" is three digits, "dreiundzwanzig" two (mayHoldSpokenNumber asks for three). */
 const MIN_UNITS = 3;
 
 /** A spoken number found: its span and the digits it says, with "+" first when said internationally. */
@@ -43,7 +43,7 @@ export interface SpokenNumber extends Span {
 
 /** Spoken phone and card numbers in the text. */
 export function detectSpokenNumbers(text: string): SpokenNumber[] {
-  if (!mayHoldSpokenNumber(text, MIN_UNITS)) return [];
+  if (!mayHoldSpokenNumber(text)) return [];
   const found: SpokenNumber[] = [];
   for (const run of spokenRuns(text, MIN_UNITS)) found.push(...numbersInRun(text, run));
   return found;
