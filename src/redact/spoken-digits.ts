@@ -47,7 +47,10 @@ const DE_COMPOUND = new RegExp(`^(${DE_UNIT})(?:und(${Object.keys(TENS).filter((
 const WORDS = [...Object.keys(UNITS), ...Object.keys(TEENS), ...Object.keys(TENS), ...Object.keys(REPEAT), ...HUNDRED, 'plus']
   .sort((a, b) => b.length - a.length)
   .join('|');
-const TOKEN = new RegExp(`(?<![\\p{L}\\p{N}_])(?:\\+?\\d+|(?:${DE_UNIT})und(?:zwanzig|dreißig|dreissig|vierzig|fünfzig|fuenfzig|sechzig|siebzig|achtzig|neunzig)|(?:${DE_UNIT})hundert|${WORDS})(?![\\p{L}\\p{N}_])`, 'giu');
+// Latin letters (with accents) and digits stand for \\p{L}\\p{N} here: Unicode mode makes this regex
+// several times slower, and a number word glued to a Greek or Cyrillic letter is no matter.
+const GLUED = 'A-Za-z0-9_\\u00C0-\\u024F';
+const TOKEN = new RegExp(`(?<![${GLUED}])(?:\\+?\\d+|(?:${DE_UNIT})und(?:zwanzig|dreißig|dreissig|vierzig|fünfzig|fuenfzig|sechzig|siebzig|achtzig|neunzig)|(?:${DE_UNIT})hundert|${WORDS})(?![${GLUED}])`, 'gi');
 /** What may stand between two units of one run: spaces, a comma, a dash, a pause, "and"/"und". */
 const GAP = /^(?:[ \t,\-–…]|\.{3}|\.(?= )){0,4}(?:(?:and|und)(?:[ \t,\-–…]|\.{3}){1,3})?$/i;
 /** The gap after "double"/"doppel" and "hundred"'s number: a space or a hyphen ("doppel-null"). */
@@ -65,7 +68,7 @@ export const SPOKEN_RUN_RE2 = `${RE2_TOKEN}${RE2_GAP}${RE2_TOKEN}${RE2_GAP}${RE2
 
 // The same words and digits with ASCII word boundaries, three in a row with separators between:
 // one regex test that most text fails at native speed (TOKEN with its Unicode lookbehind is
-// several times slower). Looser than spokenRuns, never stricter: a pause may be longer here.
+// several times slower). A pause may be longer here than in a run.
 // The words as a trie on their first letter: the regex engine then rejects most positions at once.
 const LOOSE_WORDS = (() => {
   const compound = `(?:und(?:${Object.keys(TENS).filter((t) => /ig$/.test(t)).join('|')})|hundert)?`;
@@ -76,9 +79,12 @@ const LOOSE_WORDS = (() => {
     .map(([first, rests]) => `${first}(?:${rests.sort((a, b) => b.length - a.length).join('|')})${compound}`)
     .join('|');
 })();
-const LOOSE_TOKEN = `\\b(?:\\d+|${LOOSE_WORDS})\\b`;
+// A digit counts alone ("4 1 5"): typed groups ("030 1234567", "4111 1111 1111") are the typed
+// detectors', and text full of them would otherwise pass. So a mix needs three words or single
+// digits in a row somewhere ("415 five five five 0198").
+const LOOSE_TOKEN = `\\b(?:\\d|${LOOSE_WORDS})\\b`;
 const LOOSE_GAP = '[ \\t,\\-–….]{1,8}(?:(?:and|und)[ \\t,\\-–….]{1,8})?';
-const THREE_IN_A_ROW = new RegExp(`${LOOSE_TOKEN}${LOOSE_GAP}${LOOSE_TOKEN}${LOOSE_GAP}${LOOSE_TOKEN}`, 'i');
+export const THREE_IN_A_ROW = new RegExp(`${LOOSE_TOKEN}${LOOSE_GAP}${LOOSE_TOKEN}${LOOSE_GAP}${LOOSE_TOKEN}`, 'i');
 
 /** A cheap test: false when the text cannot hold a run of three spoken or spaced number tokens. */
 export function mayHoldSpokenNumber(text: string): boolean {
