@@ -1,6 +1,6 @@
 // The simulator's conversations carry personal data a real caller gives (truth for the forget
 // and retention tests): every datum the truth names is in the detail, in a form the detectors
-// of src/redact catch; cards pass Luhn, IBANs mod-97; the order look-alike is never a card.
+// of src/redact catch (on voice calls often as said: digit words, "at … dot"); cards pass Luhn, IBANs mod-97; the order look-alike is never a card.
 import { describe, expect, it } from 'vitest';
 import { detectCards, detectPersonalData, ibanValid, luhnValid } from '../src/redact/index.js';
 import { generateDataset } from '../src/simulator/index.js';
@@ -34,6 +34,21 @@ describe('personal data in the simulated conversations', () => {
         expect(luhnValid(truth.lookalike.replace(/ /g, ''))).toBe(false);
         expect(detectCards(`reference ${truth.lookalike}.`)).toEqual([]);
       }
+    }
+  });
+
+  it('writes the data of many voice calls as said, in English and in German words', () => {
+    const found = truths.flatMap((t) => t.truth.found);
+    const said = (kind: string, re: RegExp) => found.filter((f) => f.kind === kind && !/\d/.test(f.value) && re.test(f.value)).length;
+    expect(said('phone', /\b(?:one|two|three|four|five|six|seven|eight|nine)\b/)).toBeGreaterThanOrEqual(5);
+    expect(said('phone', /\b(?:eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun)\b/)).toBeGreaterThanOrEqual(5);
+    // a card is given on few calls (paying by phone)
+    expect(said('card', /./)).toBeGreaterThanOrEqual(1);
+    expect(found.filter((f) => f.kind === 'email' && / at .* dot /.test(f.value)).length).toBeGreaterThanOrEqual(5);
+    expect(found.filter((f) => f.kind === 'email' && / ät .* Punkt /.test(f.value)).length).toBeGreaterThanOrEqual(5);
+    // only on calls: a chat is typed
+    for (const { id, truth } of truths) {
+      if (ds.detail(id)!.channel === 'chat') expect(truth.found.filter((f) => f.kind !== 'name' && !/\d/.test(f.value) && !f.value.includes('@'))).toEqual([]);
     }
   });
 

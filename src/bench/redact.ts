@@ -1,7 +1,7 @@
-// Personal-data detection (#27): precision and recall per kind over the labelled corpus
-// (test/corpus/personal-data), as written and with every labelled span enclosed in brackets or
-// quotes, before punctuation and at line breaks (labelled-variants.ts), and redaction throughput
-// on transcript text.
+// Personal-data detection (#27, #48): precision and recall per kind over the labelled corpora
+// of typed (test/corpus/personal-data) and spoken (test/corpus/spoken) personal data, as written
+// and with every labelled span enclosed in brackets or quotes, before punctuation and at line
+// breaks (labelled-variants.ts), and redaction throughput on transcript text.
 //
 // Throughput is measured on two texts: the simulator's transcript turns and summaries as they
 // are (few digits, no "@": mostly the prefilters' fast path), and the corpus lines (every line
@@ -35,21 +35,34 @@ export interface RedactResult {
   corpus: Scored & { files: string[] };
   /** the corpus lines rewritten with every labelled span enclosed, punctuated, at line breaks */
   wrapped: Scored;
+  /** the spoken corpus (#48), as written and enclosed */
+  spoken: Scored & { files: string[] };
+  spokenWrapped: Scored;
   transcripts: Throughput;
   corpusLines: Throughput;
+  spokenLines: Throughput;
 }
 
 // dist/bench/redact.js and src/bench/redact.ts both sit two levels below the package root
 const CORPUS = new URL('../../test/corpus/personal-data/', import.meta.url);
+const SPOKEN = new URL('../../test/corpus/spoken/', import.meta.url);
+
+function readCorpus(dir: URL): { files: string[]; lines: LabelledLine[] } {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.tsv')).sort();
+  return { files, lines: files.flatMap((f) => parseLabelled(readFileSync(new URL(f, dir), 'utf8'), f)) };
+}
 
 export function benchRedact(conversations: number, log: (s: string) => void): RedactResult {
-  const files = readdirSync(CORPUS).filter((f) => f.endsWith('.tsv')).sort();
-  const lines = files.flatMap((f) => parseLabelled(readFileSync(new URL(f, CORPUS), 'utf8'), f));
+  const { files, lines } = readCorpus(CORPUS);
   log(`redact: corpus of ${lines.length} lines from ${fileURLToPath(CORPUS)}`);
   const corpus = score(lines);
   const variants = wrappedVariants(lines);
   log(`redact: ${variants.length} variants of its lines with every labelled span enclosed, punctuated, at line breaks`);
   const wrapped = score(variants);
+  const said = readCorpus(SPOKEN);
+  log(`redact: spoken corpus of ${said.lines.length} lines from ${fileURLToPath(SPOKEN)}`);
+  const spoken = score(said.lines);
+  const spokenWrapped = score(wrappedVariants(said.lines));
 
   log(`redact: generating ${conversations} conversations for transcript text`);
   const dataset = generateDataset({ seed: 27, conversations, now: new Date('2026-11-20T12:00:00Z') });
@@ -62,8 +75,11 @@ export function benchRedact(conversations: number, log: (s: string) => void): Re
   return {
     corpus: { files, ...corpus },
     wrapped,
+    spoken: { files: said.files, ...spoken },
+    spokenWrapped,
     transcripts: throughput(texts),
     corpusLines: throughput(lines.map((l) => l.text)),
+    spokenLines: throughput(said.lines.map((l) => l.text)),
   };
 }
 
@@ -121,6 +137,7 @@ export function printRedact(r: RedactResult, goals: Goal[]): void {
       [
         ['simulator transcripts + summaries', r.transcripts],
         ['corpus lines (all dense)', r.corpusLines],
+        ['spoken corpus lines', r.spokenLines],
       ].map(([name, t]) => {
         const x = t as Throughput;
         return [name as string, int(x.texts), fixed(x.mb, 2), `${fixed(x.changed * 100, 1)} %`, fixed(x.mbPerSec, 1), int(x.textsPerSec)];
@@ -128,6 +145,12 @@ export function printRedact(r: RedactResult, goals: Goal[]): void {
     ),
   );
   console.log('     one core, in process, after a warm-up pass; repeated for at least one second.');
+  const s = r.spoken;
+  const spokenLookalikes = Object.values(s.lookalikes).reduce((a, b) => a + b, 0);
+  console.log(`     spoken (#48): labelled corpus of ${int(s.lines)} lines (${s.files.join(', ')}); look-alikes: ${int(spokenLookalikes)}, touched: ${s.touched.length}`);
+  console.log(kindTable(s));
+  console.log(`     the same lines enclosed, punctuated and at line breaks: ${int(r.spokenWrapped.lines)} lines; look-alikes touched: ${r.spokenWrapped.touched.length}`);
+  console.log(kindTable(r.spokenWrapped));
   for (const k of PERSONAL_KINDS) {
     goals.push({ what: `redaction recall, ${k}`, goal: '≥ 0.99', measured: fixed(c.byKind[k].recall, 4), met: c.byKind[k].recall >= 0.99 });
   }
@@ -137,6 +160,12 @@ export function printRedact(r: RedactResult, goals: Goal[]): void {
     goals.push({ what: `redaction recall, ${k}, enclosed and punctuated`, goal: '≥ 0.99', measured: fixed(recall, 4), met: recall >= 0.99 });
   }
   goals.push({ what: 'redaction look-alikes touched, enclosed and punctuated', goal: '0', measured: String(w.touched.length), met: w.touched.length === 0 });
+  for (const [label, sc] of [['spoken', r.spoken], ['spoken, enclosed and punctuated', r.spokenWrapped]] as const) {
+    for (const k of PERSONAL_KINDS) {
+      goals.push({ what: `redaction recall, ${k}, ${label}`, goal: '≥ 0.99', measured: fixed(sc.byKind[k].recall, 4), met: sc.byKind[k].recall >= 0.99 });
+    }
+    goals.push({ what: `redaction look-alikes touched, ${label}`, goal: '0', measured: String(sc.touched.length), met: sc.touched.length === 0 });
+  }
 }
 
 function kindTable(c: Scored): string {

@@ -2,10 +2,13 @@
 // it was written in there. Only these two are accepted: a free word would erase whatever happens to
 // contain it. A phone number matches when its digits are the same number: `030 1234567`,
 // `+49 30 1234567`, `+49 (0)30 1234567` and `+49301234567` are one number. A number given in its
-// national form (without country code) matches that number under any country code.
+// national form (without country code) matches that number under any country code. Said aloud is
+// the same as written: a number or address in a transcript of speech ("four one five, five five
+// five …", "max dot weber at web dot de") is turned into digits or an address and compared so,
+// and a --match may be given spoken too.
 // Pure: the store's text is searched in select.ts.
 
-import { detectEmails, detectPhones, isPhoneNumber } from '../redact/index.js';
+import { detectEmails, detectPhones, detectSpokenEmails, detectSpokenNumbers, isPhoneNumber, SPOKEN_RUN_RE2 } from '../redact/index.js';
 import { InvalidInputError } from '../shared/errors.js';
 
 export type MatchTarget =
@@ -17,6 +20,11 @@ export function parseMatch(text: string): MatchTarget {
   const t = text.trim();
   if (/^[^\s@]+@[^\s@]+$/.test(t) && detectEmails(t).length === 1) return { kind: 'email', address: t.toLowerCase() };
   if (isPhoneNumber(t)) return { kind: 'phone', ...phoneDigits(t) };
+  const said = t.replace(/[.,;!?]+$/, '');
+  const number = detectSpokenNumbers(said).find((s) => s.kind === 'phone' && s.start === 0 && s.end === said.length);
+  if (number) return { kind: 'phone', ...phoneDigits(number.digits) };
+  const address = detectSpokenEmails(said).find((s) => s.start === 0 && s.end === said.length);
+  if (address) return { kind: 'email', address: address.address };
   throw new InvalidInputError(
     `--match ${JSON.stringify(text)} is neither a phone number nor an e-mail address — pass one of the caller's (e.g. --match "+49 30 1234567" or --match ann@example.com), or select by --id / --session-ref`,
   );
@@ -42,19 +50,34 @@ function samePhone(a: { international: boolean; digits: string }, b: { internati
 /** Whether `text` holds the target (any JSON text included: its strings are searched as written). */
 export function textHolds(target: MatchTarget, text: string): boolean {
   if (target.kind === 'email') {
-    return detectEmails(text).some((s) => text.slice(s.start, s.end).toLowerCase() === target.address);
+    return (
+      detectEmails(text).some((s) => text.slice(s.start, s.end).toLowerCase() === target.address) ||
+      detectSpokenEmails(text).some((s) => s.address === target.address)
+    );
   }
-  return detectPhones(text).some((s) => samePhone(target, phoneDigits(text.slice(s.start, s.end))));
+  return (
+    detectPhones(text).some((s) => samePhone(target, phoneDigits(text.slice(s.start, s.end)))) ||
+    detectSpokenNumbers(text).some((s) => s.kind === 'phone' && samePhone(target, phoneDigits(s.digits)))
+  );
 }
 
 /**
- * A cheap test SQL runs before textHolds: `needle` occurs in the `haystack` form of every text that
- * may hold the target (digits only, or lower case). It lets through more than textHolds does, never less.
+ * A cheap test SQL runs before textHolds: a condition on column `c` that every text that may hold
+ * the target meets, with its parameters. It lets through more than textHolds does, never less.
  */
-export function prefilter(target: MatchTarget): { haystack: (column: string) => string; needle: string } {
-  if (target.kind === 'email') return { haystack: (c) => `lower(${c})`, needle: target.address };
-  // the last seven digits are in every written form of the number, whatever prefix it has
-  return { haystack: (c) => `regexp_replace(${c}, '[^0-9]', '', 'g')`, needle: target.digits.slice(-7) };
+export function prefilter(target: MatchTarget): { sql: (column: string) => string; params: string[] } {
+  if (target.kind === 'email') {
+    // the longest word of the domain is in the address written or said ("example" of "example dot com")
+    const domain = target.address.slice(target.address.lastIndexOf('@') + 1).split('.').slice(0, -1);
+    const word = domain.flatMap((l) => l.split(/[^\p{L}\p{N}]+/u)).reduce((a, b) => (b.length > a.length ? b : a), '');
+    return { sql: (c) => `contains(lower(${c}), ?)`, params: [word || target.address] };
+  }
+  // the last seven digits are in every written form of the number, whatever prefix it has; a
+  // spoken one has three number words or digits in a row
+  return {
+    sql: (c) => `(contains(regexp_replace(${c}, '[^0-9]', '', 'g'), ?) OR regexp_matches(lower(${c}), ?))`,
+    params: [target.digits.slice(-7), SPOKEN_RUN_RE2],
+  };
 }
 
 /** The selector in the one form a keyed hash of it is taken of: the same caller, the same hash. */

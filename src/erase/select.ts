@@ -62,8 +62,8 @@ export async function byMatch(db: Database, target: MatchTarget): Promise<string
   const filter = prefilter(target);
   const found = new Set<string>();
   const rows = await db.all<{ id: string; t: string }>(
-    `SELECT id, t FROM ${TEXTS} WHERE contains(${filter.haystack('t')}, ?)`,
-    [filter.needle],
+    `SELECT id, t FROM ${TEXTS} WHERE ${filter.sql('t')}`,
+    filter.params,
   );
   for (const r of rows) if (!found.has(r.id) && textHolds(target, r.t)) found.add(r.id);
   return [...found];

@@ -1,7 +1,6 @@
 // E-mail addresses as people type them and speech-to-text writes them once it has heard "at"
 // and "dot" as symbols: a local part, "@", a domain with at least one dot and a top-level
-// domain of letters. Spoken forms ("max dot weber at gmail dot com") are not caught: see
-// docs/personal-data.md.
+// domain of letters. Spoken forms ("max dot weber at gmail dot com") are spoken-email.ts's.
 
 import type { Span } from './spans.js';
 

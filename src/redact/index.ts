@@ -10,6 +10,9 @@ export { atRestKeyCheck, keyedHash, type KeyedHashOptions } from './keyed-hash.j
 export { luhnValid } from './luhn.js';
 export { detectPhones, isPhoneNumber } from './phone.js';
 export { redactText, type RedactOptions } from './redact-text.js';
+export { detectSpokenNumbers, type SpokenNumber } from './spoken.js';
+export { detectSpokenEmails, type SpokenEmail } from './spoken-email.js';
+export { SPOKEN_RUN_RE2 } from './spoken-digits.js';
 export { redactedSql, redactValue, REDACTED_COLUMNS, registerRedaction, rowRedactor, ruleOf, type ColumnRule, type Redaction } from './outputs.js';
 export { loadRedactionKey, MIN_KEY_LENGTH, RedactionKeyError } from './redaction-key.js';
 export { PERSONAL_KINDS, type PersonalKind, type Span } from './spans.js';

@@ -3,8 +3,8 @@
 //
 // A corpus line is `lang<TAB>text`; in the text
 //   {kind:…}      is a personal datum the detectors must replace (kind: email, phone, card, iban),
-//   {~what:…}     is personal data they are documented not to catch (a number spoken in words, a
-//                 name, an address); never counted against recall, and catching it is not wrong,
+//   {~what:…}     is personal data they are documented not to catch (a local number, a name, an
+//                 address); never counted against recall, and catching it is not wrong,
 //   {!category:…} is a look-alike (uuid, date, order, amount, …) that must never be touched.
 // Lines starting with # and blank lines are skipped.
 

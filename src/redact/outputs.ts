@@ -8,7 +8,7 @@
 // the same rule per column name applies. The key lives only in the closures: never in SQL text.
 //
 // Not caught (docs/personal-data.md says so to users): anything redactText does not detect
-// (names, numbers in words), and a column renamed in the user's own SQL (`SELECT text AS t`).
+// (names, postal addresses), and a column renamed in the user's own SQL (`SELECT text AS t`).
 
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { DuckDBScalarFunction, VARCHAR } from '@duckdb/node-api';

@@ -6,7 +6,8 @@
 // - North American without "+": (415) 555-0132, 415-555-0132, 415.555.0132, 1-800-555-0199 —
 //   grouped 3-3-4 with a valid area code and exchange (a solid 10-digit run is not caught: it is
 //   as likely an id).
-// Not caught: local numbers without an area code (555-0132, 1234567), numbers spoken as words.
+// Not caught: local numbers without an area code (555-0132, 1234567). Numbers said in words or
+// digit by digit are spoken.ts's.
 //
 // One regex finds runs of digits joined by at most three separators ( . - / ( ) ); a run is then
 // cut at its spaces and the longest well-formed number is taken from each piece, so a date or a

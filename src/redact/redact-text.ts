@@ -10,10 +10,12 @@
 // versions, IP addresses, postcodes, a 16-digit number that fails Luhn, an IBAN-like string
 // that fails mod-97, and a number labelled right before it as an order, customer, tracking,
 // invoice or account number (labels.ts).
-// Not caught: numbers spoken or spelled out in words ("plus four nine one five one …"), digits
-// read out one group at a time across sentences, local phone numbers without an area code,
-// a solid 10-digit North American number, names, postal addresses, birth dates, and anything
-// else not in the list above. docs/personal-data.md says this to users.
+// Said aloud, as a transcript of a call writes them (spoken.ts, spoken-email.ts): phone, card and
+// IBAN numbers in English or German digit words, pairs and hundreds, or digits one by one; e-mail
+// addresses with a spoken "at" and "dot".
+// Not caught: local phone numbers without an area code, a solid 10-digit North American number
+// typed, digits read out one group at a time across sentences, names, postal addresses, birth
+// dates, and anything else not in the list above. docs/personal-data.md says this to users.
 
 import { detectPersonalData } from './detect.js';
 import { PERSONAL_KINDS, replaceSpans, type PersonalKind } from './spans.js';

@@ -31,7 +31,7 @@ export function registerForget(program: Command): void {
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--id <id>', 'a conversation id (repeatable)', repeatable)
     .option('--session-ref <ref>', 'every conversation whose session_ref is <ref> (repeatable)', repeatable)
-    .option('--match <phone-or-email>', 'every conversation whose stored text holds this phone number (any written form) or e-mail address (repeatable)', repeatable)
+    .option('--match <phone-or-email>', 'every conversation whose stored text holds this phone number or e-mail address, written or said in words (repeatable)', repeatable)
     .option('--dry-run', 'list what would be erased (id, space, started_at) and change nothing')
     .option('--out <dir>', 'also rewrite this export folder’s partitions that held them')
     .option('--wait <duration>', 'how long to wait while another process holds the file', '30s');

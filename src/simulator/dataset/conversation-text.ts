@@ -3,7 +3,7 @@
 // with the odd caller line that starts with a formula character, carries an emoji or breaks
 // across lines. Each draws from its own PRNG stream, so the skeleton stays the same.
 
-import { callerOf, drawPersonalFacts, type PersonalFacts } from './personal-data.js';
+import { callerOf, drawPersonalFacts, type PersonalFacts, type PlantedCaller, type SaidData } from './personal-data.js';
 import * as P from './phrases.js';
 import { Rng, hashSeed } from '../random.js';
 import type { Ev, Skeleton } from './skeleton.js';
@@ -26,23 +26,25 @@ export interface Facts {
   personal(): PersonalFacts;
 }
 
-export function drawFacts(seed: number, idx: number, company: string): Facts {
+export function drawFacts(seed: number, idx: number, company: string, planted?: PlantedCaller, voice = false): Facts {
   const rng = new Rng(hashSeed(seed, idx, 0xfac7));
   const drawnName = rng.pick(P.CUSTOMER_NAMES);
   const order = `A-${rng.int(10000, 99999)}`;
   const invoice = `INV-${rng.int(2023, 2025)}-${String(rng.int(1, 9999)).padStart(4, '0')}`;
   const day = rng.pick(P.WEEKDAYS);
-  const who = callerOf(seed, idx, drawnName, rng);
+  const who = callerOf(seed, idx, drawnName, rng, planted);
   let drawn: PersonalFacts | undefined;
-  const personal = (): PersonalFacts => (drawn ??= drawPersonalFacts(seed, idx, who));
+  const personal = (): PersonalFacts => (drawn ??= drawPersonalFacts(seed, idx, who, planted));
+  // a number written only as said (a planted caller's) is so in the summary and tool payloads too
+  const phoneWritten = (typed: string): string => (voice && personal().saidOnly ? personal().said!.en.phone : typed);
   return {
     name: who.name,
     order,
     invoice,
     day,
     company,
-    get phone() { return personal().phoneSpoken; },
-    get phoneE164() { return personal().caller.phoneE164; },
+    get phone() { return phoneWritten(personal().phoneSpoken); },
+    get phoneE164() { return phoneWritten(personal().caller.phoneE164); },
     get email() { return personal().caller.email; },
     get card() { return personal().caller.card; },
     get iban() { return personal().caller.iban; },
@@ -51,9 +53,10 @@ export function drawFacts(seed: number, idx: number, company: string): Facts {
   };
 }
 
-/** The `{name}`, `{order}`… placeholders of a phrase filled in. */
-function fill(template: string, f: Facts): string {
+/** The `{name}`, `{order}`… placeholders of a phrase filled in; `said`: the caller's data as spoken on a call. */
+function fill(template: string, f: Facts, said: SaidData | null = null): string {
   return template.replace(/\{(\w+)\}/g, (_m, key: string) => {
+    if (said !== null && (key === 'phone' || key === 'email' || key === 'card')) return said[key];
     const v = (f as unknown as Record<string, string>)[key];
     return v ?? '';
   });
@@ -129,7 +132,12 @@ export function transcriptLine(e: Ev, sk: Skeleton, f: Facts, de: boolean, rng: 
     const again = sk.agent.tpl.key === 'order_support' && memory.last?.purpose === 'ask' && memory.last.node === e.node;
     text = again && rng.chance(0.7) ? memory.last!.text : fresh(de ? P.AGENT_ASK_DE : P.AGENT_ASK);
   } else if (p.startsWith('intent:')) text = fill(rng.pick(P.INTENT_LINES[p.slice(7)] ?? P.CALLER_FILLERS), f);
-  else if (p.startsWith('provide:')) text = fill(rng.pick(P.PROVIDE_LINES[p.slice(8)] ?? P.CALLER_FILLERS), f);
+  else if (p.startsWith('provide:')) {
+    // on a call, the transcript writes what the caller says as the recogniser heard it
+    const template = rng.pick(P.PROVIDE_LINES[p.slice(8)] ?? P.CALLER_FILLERS);
+    const spoken = sk.channel === 'voice' && /\{(?:phone|email|card)\}/.test(template) ? f.personal().said : null;
+    text = fill(template, f, spoken ? spoken[de ? 'de' : 'en'] : null);
+  }
   else if (p === 'faq_q') text = rng.pick(P.FAQ_QUESTIONS);
   else if (p === 'faq_a') text = fresh(P.FAQ_ANSWERS);
   else if (p === 'announce') {

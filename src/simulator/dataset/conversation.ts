@@ -7,6 +7,7 @@
 
 import type { ConversationDetail, ConversationSummary, NodePathEntry, ToolCallEntry, TranscriptEntry } from '../../api/types.js';
 import { agentMemory, drawFacts, summaryText, transcriptLine } from './conversation-text.js';
+import type { PlantedCaller } from './personal-data.js';
 import { flat, formatTs } from './dataset-format.js';
 import { Rng, hashSeed } from '../random.js';
 import { MSG, NODE, type Skeleton } from './skeleton.js';
@@ -36,6 +37,7 @@ export interface ConversationSource {
   seed: number;
   company: string;
   spaceSlug: string;
+  planted?: PlantedCaller;
 }
 
 /** The summary of a record, its strings flattened to stay in memory. */
@@ -77,7 +79,7 @@ function assemble(src: ConversationSource, rec: ConversationRecord, sk: Skeleton
   }
 
   const ts = (sec: number): string => formatTs(startMs + sec * 1000, sk.tzMin);
-  const facts = drawFacts(src.seed, rec.idx, src.company);
+  const facts = drawFacts(src.seed, rec.idx, src.company, src.planted, sk.channel === 'voice');
   const keep = withText ? <T extends string | null>(x: T): T => x : flat;
   const out: ConversationSummary = {
     id: rec.id,

@@ -22,7 +22,7 @@ import { historyStarts } from './history.js';
 import { planIncidents, type IncidentOptions } from './incidents.js';
 import { Rng, hashSeed } from '../random.js';
 import { drawFacts } from './conversation-text.js';
-import { personalDataIn, type PersonalDataTruth } from './personal-data.js';
+import { personalDataIn, type PersonalDataTruth, type PlantedCaller } from './personal-data.js';
 import { buildSkeleton, type Skeleton, type SkeletonSource } from './skeleton.js';
 import { setUpSpace } from './space-setup.js';
 
@@ -47,6 +47,8 @@ export interface GenerateOptions {
   spaceSlug?: string;
   /** incidents planted in the history (incidents.ts) */
   incidents?: IncidentOptions;
+  /** a caller with a known phone number in a share of the conversations (personal-data.ts) */
+  plantedCaller?: PlantedCaller;
 }
 
 export class Dataset {
@@ -99,7 +101,7 @@ export class Dataset {
       eligibleAfter: setup.eligibleAfter,
       incidents: planIncidents(opts.incidents, nowMs, { connections: setup.connections, tools: setup.tools, eligible: setup.eligibleBefore }),
     };
-    this.conversationSource = { seed: this.seed, company: setup.company, spaceSlug: setup.space.slug };
+    this.conversationSource = { seed: this.seed, company: setup.company, spaceSlug: setup.space.slug, ...(opts.plantedCaller ? { planted: opts.plantedCaller } : {}) };
 
     // Finished conversations take the first record indexes, then the open ones.
     const starts = historyStarts(this.seed, opts.conversations, this.days, nowMs, this.subSecond);
@@ -156,7 +158,7 @@ export class Dataset {
   personalData(id: string): PersonalDataTruth | undefined {
     const rec = this.byId.get(id);
     if (!rec) return undefined;
-    return personalDataIn(this.detail(id), drawFacts(this.seed, rec.idx, this.conversationSource.company).personal());
+    return personalDataIn(this.detail(id), drawFacts(this.seed, rec.idx, this.conversationSource.company, this.conversationSource.planted).personal());
   }
 
   /** Conversations still in progress, newest first. */

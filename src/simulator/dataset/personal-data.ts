@@ -7,6 +7,7 @@
 
 import { ibanCheckDigits, luhnCheckDigit } from './check-digits.js';
 import { CUSTOMER_NAMES } from './phrases.js';
+import { sayEmail, sayNumber } from './spoken-forms.js';
 import { Rng, hashSeed } from '../random.js';
 
 export interface Caller {
@@ -31,7 +32,21 @@ export interface PersonalFacts {
   phoneSpoken: string;
   /** a 16-digit order reference that fails Luhn: a look-alike, not personal data */
   orderRef: string;
+  /** on a voice call, whether the transcript writes the caller's data as said (in words), in English and German */
+  said: { en: SaidData; de: SaidData } | null;
+  /** on a voice call, the number is written nowhere but as said (a planted caller's `saidOnly`) */
+  saidOnly: boolean;
 }
+
+/** The caller's data as a speech recogniser writes it (spoken-forms.ts). */
+export interface SaidData {
+  phone: string;
+  email: string;
+  card: string;
+}
+
+/** This share of callers has their data written as said on a voice call; the others as typed. */
+const SAID_SHARE = 0.5;
 
 /** Repeat callers: this share of the conversations is made by one of REPEAT_POOL callers (k from REPEAT_BASE). */
 const REPEAT_SHARE = 0.3;
@@ -45,6 +60,24 @@ const COUNTRIES = [
 
 const MAIL_DOMAINS = ['gmail.com', 'web.de', 'gmx.ch', 'outlook.com', 'posteo.de', 'bluewin.ch'] as const;
 
+/**
+ * A caller a test knows the number of (`+1 415 555 0198`), who makes this share of the
+ * conversations (drawn from a stream of its own: the others stay as they were).
+ */
+export interface PlantedCaller {
+  /** `+1 415 555 0198` */
+  phoneInternational: string;
+  /** `(415) 555-0198` */
+  phoneNational: string;
+  share: number;
+  /**
+   * on a call, the number is written only as said, in English (transcript, summary and tool
+   * payloads alike): as when the line withholds it and the caller reads it out
+   */
+  saidOnly?: boolean;
+}
+const PLANTED_K = 2_000_000_000;
+
 /** Who calls in conversation `idx`: caller `k` of the seed, and the name that caller goes by. */
 export interface CallerRef {
   k: number;
@@ -55,21 +88,38 @@ export interface CallerRef {
  * The caller of conversation `idx`, drawn from `rng` (the conversation's facts stream, after its
  * other draws): most are one-time callers named `drawnName`, the rest one of the repeat callers.
  */
-export function callerOf(seed: number, idx: number, drawnName: string, rng: Rng): CallerRef {
+export function callerOf(seed: number, idx: number, drawnName: string, rng: Rng, planted?: PlantedCaller): CallerRef {
+  if (planted && new Rng(hashSeed(seed, idx, 0x91a7)).chance(planted.share)) return { k: PLANTED_K, name: 'Jordan Miles' };
   if (!rng.chance(REPEAT_SHARE)) return { k: idx, name: drawnName };
   const k = REPEAT_BASE + rng.int(0, REPEAT_POOL - 1);
   return { k, name: repeatCaller(seed, k).name };
 }
 
 /** The caller's data and the forms this conversation uses; computed only when its words are. */
-export function drawPersonalFacts(seed: number, idx: number, who: CallerRef): PersonalFacts {
-  const caller = who.k >= REPEAT_BASE ? repeatCaller(seed, who.k) : drawCaller(seed, who.k, who.name);
+export function drawPersonalFacts(seed: number, idx: number, who: CallerRef, planted?: PlantedCaller): PersonalFacts {
+  const caller =
+    who.k === PLANTED_K && planted
+      ? plantedCaller(seed, who.name, planted)
+      : who.k >= REPEAT_BASE
+        ? repeatCaller(seed, who.k)
+        : drawCaller(seed, who.k, who.name);
   const rng = new Rng(hashSeed(seed, idx, 0x9e75));
   const c = caller;
   const phoneSpoken = rng.pick([c.phoneNational, c.phoneInternational, c.phoneNational.replace(' ', '/'), c.phoneInternational.replace(/^\+(\d+) /, '+$1 (0)')]);
   let orderRef = digits(rng, 16);
   while (luhnCheckDigit(orderRef.slice(0, -1)) === Number(orderRef.slice(-1))) orderRef = digits(rng, 16);
-  return { caller, phoneSpoken, orderRef: groups(orderRef) };
+  // a stream of its own, so that the draws above stay as they were
+  const words = new Rng(hashSeed(seed, idx, 0x5a1d));
+  const saidOnly = who.k === PLANTED_K && planted?.saidOnly === true;
+  const said = words.chance(SAID_SHARE) || saidOnly
+    ? {
+        en: { phone: sayNumber(phoneSpoken, false, words), email: sayEmail(c.email, false), card: sayNumber(c.card, false, words) },
+        de: { phone: sayNumber(phoneSpoken, true, words), email: sayEmail(c.email, true), card: sayNumber(c.card, true, words) },
+      }
+    : null;
+  // the planted caller speaks English whatever the agent speaks
+  if (said && saidOnly) said.de = said.en;
+  return { caller, phoneSpoken, orderRef: groups(orderRef), said, saidOnly };
 }
 
 const REPEAT_BASE = 1_000_000_000;
@@ -105,6 +155,11 @@ export function drawCaller(seed: number, k: number, name: string | null): Caller
     card: groups(cardNumber(rng)),
     iban: groups(ibanOf(country.iban, rng)),
   };
+}
+
+function plantedCaller(seed: number, name: string, p: PlantedCaller): Caller {
+  const drawn = drawCaller(seed, PLANTED_K, name);
+  return { ...drawn, phoneInternational: p.phoneInternational, phoneNational: p.phoneNational, phoneE164: `+${p.phoneInternational.replace(/\D/g, '')}` };
 }
 
 function digits(rng: Rng, n: number): string {
@@ -159,6 +214,11 @@ export function personalDataIn(detail: unknown, p: PersonalFacts): PersonalDataT
     ...[...new Set([p.phoneSpoken, c.phoneNational, c.phoneInternational, c.phoneE164])].map((value) => ({ kind: 'phone' as const, value })),
     { kind: 'email', value: c.email },
     { kind: 'card', value: c.card },
+    ...(p.said ? [p.said.en, p.said.de] : []).flatMap((s) => [
+      { kind: 'phone' as const, value: s.phone },
+      { kind: 'email' as const, value: s.email },
+      { kind: 'card' as const, value: s.card },
+    ]),
     { kind: 'iban', value: c.iban },
   ];
   return {
