@@ -5,10 +5,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ReportDefinition } from '../reports/catalog.js';
 import type { SharedRelation } from '../reports/shared-relations.js';
-import { judgeAnomaly, judgeChange, judgeFreshness, judgeThreshold, type Level } from './judge.js';
+import { judgeAnomaly, judgeChange, judgeFreshness, judgeThreshold, type Level, type Reason } from './judge.js';
 import { periodMs, previousWindows, type Window } from './periods.js';
 import type { FreshnessRule, Rule, ValueRule } from './rules.js';
-import { conversationFreshness, groupKey, groupValues, ReportRows, syncFreshness, type GroupLabels, type GroupValue } from './values.js';
+import { conversationFreshness, groupKey, groupValues, ReportRows, storedSpan, syncFreshness, type GroupLabels, type GroupValue, type StoredSpan } from './values.js';
 
 export interface Evaluation {
   rule: Rule;
@@ -18,14 +18,19 @@ export interface Evaluation {
   window: Window;
   value: number | null;
   level: Level;
+  /** why it was skipped, or why a crossing stayed ok (judge.ts) */
+  reason: Reason | null;
   bound: number | null;
   expected: number | null;
+  /** the group's volume column in the period (0 when absent), null without one */
+  volume: number | null;
 }
 
 const WEEK_MS = 7 * 24 * 3_600_000;
 
 export class Evaluator {
   private readonly rows: ReportRows;
+  private span: StoredSpan | null = null;
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -43,30 +48,35 @@ export class Evaluator {
   }
 
   private async values(rule: ValueRule, window: Window): Promise<Evaluation[]> {
+    const span = (this.span ??= await storedSpan(this.connection));
     const current = await this.groups(rule, window);
     // one window at a time: each creates the shared relations its reports read on this connection
+    const windows = historyWindows(rule, window);
     const before: Map<string, GroupValue>[] = [];
-    for (const w of historyWindows(rule, window)) before.push(await this.groups(rule, w));
-    // A count that fell to nothing has no row: with sum, a group missing from a period that has
-    // rows of other groups counts as 0. A period without any row (before the history starts) has no value.
-    const zeroIfMissing = (m: ReadonlyMap<string, GroupValue>) => (rule.aggregate === 'sum' && m.size > 0 ? 0 : null);
+    for (const w of windows) before.push(await this.groups(rule, w));
+    // A count that fell to nothing has no row: with sum, a group missing from a period the
+    // database covers (after its first conversation, up to its last sync) counts as 0, even when
+    // no group has a row (a day without any conversation). Outside that span it has no value.
+    const countLike = rule.aggregate === 'sum';
+    const covered = (w: Window) => countLike && w.end.getTime() > span.first && w.end.getTime() <= span.until;
     const keys = new Set(current.keys());
-    if (rule.aggregate === 'sum' && rule.kind !== 'threshold' && current.size > 0) for (const b of before) for (const k of b.keys()) keys.add(k);
+    if (rule.kind !== 'threshold' && covered(window)) for (const b of before) for (const k of b.keys()) keys.add(k);
     const out: Evaluation[] = [];
     for (const key of keys) {
       const now = current.get(key);
       const labels = now?.labels ?? before.find((b) => b.has(key))!.get(key)!.labels;
       const value = now ? now.value : 0;
-      const history = before.map((b) => b.get(key)?.value ?? zeroIfMissing(b));
-      const tooSmall = rule.volumeColumn !== null && (now?.volume ?? 0) < rule.minVolume;
-      const judgement = tooSmall
-        ? { level: 'skipped' as const, bound: null, expected: null }
-        : rule.kind === 'threshold'
-          ? judgeThreshold(rule, value)
-          : rule.kind === 'change'
-            ? judgeChange(rule, value, history)
-            : judgeAnomaly(rule, value, history);
-      out.push({ rule, labels, key, window, value, ...judgement });
+      const volume = rule.volumeColumn === null ? null : (now?.volume ?? 0);
+      const history = before.map((b, i) => b.get(key)?.value ?? (covered(windows[i]!) ? 0 : null));
+      const judgement =
+        volume !== null && volume < rule.minVolume
+          ? { level: 'skipped' as const, reason: 'volume' as const, bound: null, expected: null }
+          : rule.kind === 'threshold'
+            ? judgeThreshold(rule, value, volume)
+            : rule.kind === 'change'
+              ? judgeChange(rule, value, history, volume)
+              : judgeAnomaly(rule, value, history, volume);
+      out.push({ rule, labels, key, window, value, volume, ...judgement, reason: judgement.reason ?? null });
     }
     return out;
   }
@@ -81,7 +91,8 @@ export class Evaluator {
     return values.map((v) => {
       const labels = { space: v.space };
       const usual = rule.of === 'sync' || v.recent >= rule.usualMin;
-      return { rule, labels, key: groupKey(labels), window, value: v.hours, ...judgeFreshness(rule, v.hours, usual) };
+      const judgement = judgeFreshness(rule, v.hours, usual);
+      return { rule, labels, key: groupKey(labels), window, value: v.hours, volume: null, ...judgement, reason: judgement.reason ?? null };
     });
   }
 }

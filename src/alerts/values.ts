@@ -162,3 +162,21 @@ async function freshness(connection: DuckDBConnection, sql: string, end: Date): 
     recent: Number(r.recent),
   }));
 }
+
+/** The instants the stored history spans: its first conversation, and the later of its last conversation and its last successful sync. */
+export interface StoredSpan {
+  first: number;
+  until: number;
+}
+
+/** The span of the stored history: a period inside it that holds no row of a group holds none of its conversations. */
+export async function storedSpan(connection: DuckDBConnection): Promise<StoredSpan> {
+  const reader = await connection.runAndReadAll(
+    `SELECT epoch_ms(min(started_at)) AS first,
+            epoch_ms(greatest(max(started_at), (SELECT max(ended_at) FROM sync_runs WHERE status = 'ok'))) AS until
+     FROM conversations WHERE isfinite(started_at)`,
+  );
+  const row = reader.getRowObjectsJS()[0] ?? {};
+  const ms = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return { first: ms(row.first) ?? Infinity, until: ms(row.until) ?? -Infinity };
+}
