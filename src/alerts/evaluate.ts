@@ -68,6 +68,7 @@ export class Evaluator {
       const value = now ? now.value : 0;
       const volume = rule.volumeColumn === null ? null : (now?.volume ?? 0);
       const history = before.map((b, i) => b.get(key)?.value ?? (covered(windows[i]!) ? 0 : null));
+      const historyVolumes = before.map((b, i) => b.get(key)?.volume ?? (covered(windows[i]!) ? 0 : null));
       const judgement =
         volume !== null && volume < rule.minVolume
           ? { level: 'skipped' as const, reason: 'volume' as const, bound: null, expected: null }
@@ -75,7 +76,7 @@ export class Evaluator {
             ? judgeThreshold(rule, value, volume)
             : rule.kind === 'change'
               ? judgeChange(rule, value, history, volume)
-              : judgeAnomaly(rule, value, history, volume);
+              : judgeAnomaly(rule, value, history, volume, historyVolumes);
       out.push({ rule, labels, key, window, value, volume, ...judgement, reason: judgement.reason ?? null });
     }
     return out;

@@ -70,13 +70,35 @@ export function judgeChange(rule: ChangeRule, value: number | null, history: rea
   return { level: 'ok', bound: boundOf(nearest), expected };
 }
 
-/** `history`: the trailing values of the same slot, oldest first (null where the group had none). */
-export function judgeAnomaly(rule: AnomalyRule, value: number | null, history: readonly (number | null)[], volume: number | null = null): Judgement {
+/**
+ * `history`: the trailing values of the same slot, oldest first (null where the group had none);
+ * `historyVolumes`: their volumes, with `volume` today's. With `confidence` and a volume, the
+ * value is a rate of counts: the mean is the history's pooled rate and the spread the binomial one
+ * at today's volume, so a few quiet days of 1 of 1 neither widen the bound nor fire it.
+ */
+export function judgeAnomaly(
+  rule: AnomalyRule,
+  value: number | null,
+  history: readonly (number | null)[],
+  volume: number | null = null,
+  historyVolumes: readonly (number | null)[] = [],
+): Judgement {
   const points = history.filter((v): v is number => v !== null);
   if (value === null) return skipped('no_value');
   if (points.length < rule.minPoints) return skipped('history');
-  const m = mean(points);
-  const sd = Math.sqrt(points.reduce((s, p) => s + (p - m) ** 2, 0) / Math.max(1, points.length - 1));
+  let m = mean(points);
+  let sd = Math.sqrt(points.reduce((s, p) => s + (p - m) ** 2, 0) / Math.max(1, points.length - 1));
+  if (rule.confidence !== null && volume !== null && volume > 0) {
+    let events = 0;
+    let trials = 0;
+    history.forEach((v, i) => {
+      const n = historyVolumes[i] ?? null;
+      if (v !== null && n !== null) (events += v * n), (trials += n);
+    });
+    // half an event over one more trial: a rate never seen is small, not impossible
+    m = (events + 0.5) / (trials + 1);
+    sd = Math.sqrt((m * (1 - m)) / volume);
+  }
   const distance = value - m;
   const z = sd > 0 ? distance / sd : distance === 0 ? 0 : Math.sign(distance) * Infinity;
   const sign = rule.direction === 'up' ? 1 : rule.direction === 'down' ? -1 : distance >= 0 ? 1 : -1;
