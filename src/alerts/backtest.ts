@@ -72,8 +72,7 @@ export async function backtestAlerts(options: BacktestOptions): Promise<Backtest
     const result: BacktestResult = { from: options.from.toISOString(), to: now.toISOString(), rules: [], episodes: [] };
     for (const rule of rules) {
       const windows = windowsBetween(rule.period, options.from, now);
-      const perWindow: Evaluation[][] = [];
-      for (const window of windows) perWindow.push(await evaluator.evaluate(rule, window));
+      const perWindow = await evaluator.evaluateAll(rule, windows);
       result.rules.push(summarise(rule, windows.length, perWindow.flat()));
       result.episodes.push(...episodesOf(rule, windows.map((w) => w.start), perWindow));
       options.onRule?.(rule, windows.length);

@@ -8,7 +8,8 @@ import type { SharedRelation } from '../reports/shared-relations.js';
 import { judgeAnomaly, judgeChange, judgeFreshness, judgeThreshold, type Level, type Reason } from './judge.js';
 import { periodMs, previousWindows, type Window } from './periods.js';
 import type { FreshnessRule, Rule, ValueRule } from './rules.js';
-import { conversationFreshness, groupKey, groupValues, ReportRows, storedSpan, syncFreshness, type GroupLabels, type GroupValue, type StoredSpan } from './values.js';
+import { conversationFreshness, syncFreshness } from './freshness.js';
+import { groupKey, groupValues, ReportRows, storedSpan, type GroupLabels, type GroupValue, type StoredSpan } from './values.js';
 
 export interface Evaluation {
   rule: Rule;
@@ -43,8 +44,19 @@ export class Evaluator {
 
   /** Every group's evaluation of `rule` over `window`, sorted by group. */
   async evaluate(rule: Rule, window: Window): Promise<Evaluation[]> {
-    const out = rule.kind === 'freshness' ? await this.freshness(rule, window) : await this.values(rule, window);
-    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return (await this.evaluateAll(rule, [window]))[0]!;
+  }
+
+  /** The evaluations of `rule` over each of `windows`, in order: what a live run of each would have judged. */
+  async evaluateAll(rule: Rule, windows: readonly Window[]): Promise<Evaluation[][]> {
+    const out = rule.kind === 'freshness' ? await this.freshness(rule, windows) : await this.valuesAll(rule, windows);
+    return out.map((evaluations) => evaluations.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
+  }
+
+  private async valuesAll(rule: ValueRule, windows: readonly Window[]): Promise<Evaluation[][]> {
+    const out: Evaluation[][] = [];
+    for (const window of windows) out.push(await this.values(rule, window));
+    return out;
   }
 
   private async values(rule: ValueRule, window: Window): Promise<Evaluation[]> {
@@ -87,14 +99,18 @@ export class Evaluator {
     return groupValues(rule, await this.rows.rows(rule.report, window, together));
   }
 
-  private async freshness(rule: FreshnessRule, window: Window): Promise<Evaluation[]> {
-    const values = rule.of === 'conversations' ? await conversationFreshness(this.connection, window.end) : await syncFreshness(this.connection, window.end);
-    return values.map((v) => {
+  private async freshness(rule: FreshnessRule, windows: readonly Window[]): Promise<Evaluation[][]> {
+    const ends = windows.map((w) => w.end);
+    const values = rule.of === 'conversations' ? await conversationFreshness(this.connection, ends) : await syncFreshness(this.connection, ends);
+    const byEnd = new Map<number, Evaluation[]>(windows.map((w) => [w.end.getTime(), []]));
+    for (const v of values) {
+      const window = windows.find((w) => w.end.getTime() === v.end)!;
       const labels = { space: v.space };
       const usual = rule.of === 'sync' || v.recent >= rule.usualMin;
       const judgement = judgeFreshness(rule, v.hours, usual);
-      return { rule, labels, key: groupKey(labels), window, value: v.hours, volume: null, ...judgement, reason: judgement.reason ?? null };
-    });
+      byEnd.get(v.end)!.push({ rule, labels, key: groupKey(labels), window, value: v.hours, volume: null, ...judgement, reason: judgement.reason ?? null });
+    }
+    return windows.map((w) => byEnd.get(w.end.getTime())!);
   }
 }
 
