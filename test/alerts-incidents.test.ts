@@ -1,7 +1,7 @@
 // The shipped example rules against planted incidents at two volumes: for each size, two spaces
 // synced into one database over real HTTP, one with a connection outage, a quiet day and an agent
 // whose transfers jump, the other with none. `alert --backtest` must find each incident in its
-// period and group at about 20 conversations a day as at 200, and fire nothing on the control
+// period and group at about 20 conversations a day as at 100, and fire nothing on the control
 // space. The small space's quiet day has no conversation at all: the volume rule must see it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,7 @@ interface Size {
 }
 const SIZES: Size[] = [
   { name: 'small', perDay: 20, quiet: 0 },
-  { name: 'large', perDay: 200, quiet: 0.2 },
+  { name: 'large', perDay: 100, quiet: 0.2 },
 ];
 
 interface Episode {

@@ -70,8 +70,9 @@ export async function backtestAlerts(options: BacktestOptions): Promise<Backtest
   return withReadOnlyDatabase(options.dbPath, { lockTimeoutMs: options.lockTimeoutMs }, async (db) => {
     const evaluator = new Evaluator(db.connection, rules, catalog, shared);
     const result: BacktestResult = { from: options.from.toISOString(), to: now.toISOString(), rules: [], episodes: [] };
-    for (const rule of rules) {
-      const windows = windowsBetween(rule.period, options.from, now);
+    const planned = rules.map((rule) => ({ rule, windows: windowsBetween(rule.period, options.from, now) }));
+    evaluator.plan(planned);
+    for (const { rule, windows } of planned) {
       const perWindow = await evaluator.evaluateAll(rule, windows);
       result.rules.push(summarise(rule, windows.length, perWindow.flat()));
       result.episodes.push(...episodesOf(rule, windows.map((w) => w.start), perWindow));

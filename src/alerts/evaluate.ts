@@ -32,6 +32,8 @@ const WEEK_MS = 7 * 24 * 3_600_000;
 export class Evaluator {
   private readonly rows: ReportRows;
   private span: StoredSpan | null = null;
+  /** the reports each window is read by, from plan() */
+  private readonly needs = new Map<string, Set<string>>();
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -40,6 +42,23 @@ export class Evaluator {
     shared: readonly SharedRelation[],
   ) {
     this.rows = new ReportRows(connection, shared, new Map(catalog.map((r) => [r.name, r])));
+  }
+
+  /**
+   * Says which windows each rule will be evaluated over, before the first evaluation: each window's
+   * reports then run together, once, and a window only a history reads runs only the reports that
+   * read it (not every report of the period).
+   */
+  plan(evaluations: readonly { rule: Rule; windows: readonly Window[] }[]): void {
+    for (const { rule, windows } of evaluations) {
+      if (rule.kind === 'freshness') continue;
+      for (const window of windows) {
+        for (const w of [window, ...historyWindows(rule, window)]) {
+          const key = windowKey(w);
+          this.needs.set(key, (this.needs.get(key) ?? new Set()).add(rule.report));
+        }
+      }
+    }
   }
 
   /** Every group's evaluation of `rule` over `window`, sorted by group. */
@@ -95,8 +114,8 @@ export class Evaluator {
   }
 
   private async groups(rule: ValueRule, window: Window): Promise<Map<string, GroupValue>> {
-    const together = this.rules.filter((r): r is ValueRule => r.kind !== 'freshness' && r.period === rule.period).map((r) => r.report);
-    return groupValues(rule, await this.rows.rows(rule.report, window, together));
+    const together = this.needs.get(windowKey(window)) ?? [rule.report];
+    return groupValues(rule, await this.rows.rows(rule.report, window, [...together]));
   }
 
   private async freshness(rule: FreshnessRule, windows: readonly Window[]): Promise<Evaluation[][]> {
@@ -112,6 +131,10 @@ export class Evaluator {
     }
     return windows.map((w) => byEnd.get(w.end.getTime())!);
   }
+}
+
+function windowKey(w: Window): string {
+  return `${w.start.toISOString()}/${w.end.toISOString()}`;
 }
 
 /** The periods a value is compared with: the previous ones, or the same slot of earlier weeks. */
