@@ -42,6 +42,8 @@ interface Episode {
 interface Summary {
   rule: string;
   evaluations: number;
+  groups: number;
+  groups_judged: number;
   judged: number;
   skipped: Record<string, number>;
 }
@@ -108,6 +110,7 @@ describe.each(SIZES)('alert --backtest with the example rules over planted incid
     for (const name of ['tool-failures-per-connection', 'transfers-per-agent', 'volume-drop', 'early-hangups', 'slow-answers-p90']) {
       const r = rules.find((x) => x.rule === name)!;
       expect(r.judged, `${name}: ${JSON.stringify(r)}`).toBeGreaterThan(0);
+      expect(r.groups_judged, name).toBeGreaterThan(0);
       expect(r.judged + Object.values(r.skipped).reduce((a, b) => a + b, 0), name).toBe(r.evaluations);
     }
     for (const r of rules) expect(res.stderr).toContain(`${r.rule}: `);

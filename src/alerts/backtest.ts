@@ -32,6 +32,9 @@ export interface BacktestRuleSummary {
   periods: number;
   /** group × period evaluations */
   evaluations: number;
+  /** groups seen in any period, and of those the ones judged in at least one */
+  groups: number;
+  groups_judged: number;
   /** evaluations judged ok, warn or error */
   judged: number;
   ok: number;
@@ -125,6 +128,8 @@ export function summarise(rule: Rule, periods: number, evaluations: readonly Eva
     rule: rule.name,
     periods,
     evaluations: evaluations.length,
+    groups: new Set(evaluations.map((e) => e.key)).size,
+    groups_judged: new Set(evaluations.filter((e) => e.level !== 'skipped').map((e) => e.key)).size,
     judged: count((e) => e.level !== 'skipped'),
     ok: count((e) => e.level === 'ok'),
     warn: count((e) => e.level === 'warn'),

@@ -26,7 +26,7 @@ export function backtestLines(result: BacktestResult): string {
 
 /** What the replay judged and skipped, and why: a rule that never fired says whether it could have. */
 function judgedLine(r: BacktestRuleSummary): string {
-  const judged = `${r.judged} of ${r.evaluations} group-periods judged (${r.ok} ok${r.chance ? `, ${r.chance} of them past a bound by chance at these counts` : ''}, ${r.warn} warn, ${r.error} error)`;
+  const judged = `${r.groups_judged} of ${r.groups} groups judged in at least one period; ${r.judged} of ${r.evaluations} group-periods judged (${r.ok} ok${r.chance ? `, ${r.chance} of them past a bound by chance at these counts` : ''}, ${r.warn} warn, ${r.error} error)`;
   const why: string[] = [];
   const s = r.skipped;
   if (s.volume) {
