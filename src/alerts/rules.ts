@@ -36,6 +36,8 @@ export interface ReportRule extends RuleCommon {
   /** a group whose `volumeColumn` (aggregated alike) is below `minVolume` is skipped */
   volumeColumn: string | null;
   minVolume: number;
+  /** fire only when the counts behind the value (the volume column for a rate, else the value as a count) make chance less likely than 1 - confidence (chance.ts) */
+  confidence: number | null;
 }
 
 export interface ThresholdRule extends ReportRule {
@@ -88,7 +90,7 @@ export type Rule = ThresholdRule | ChangeRule | AnomalyRule | FreshnessRule;
 export type ValueRule = ThresholdRule | ChangeRule | AnomalyRule;
 
 const COMMON_KEYS = ['name', 'kind', 'period', 'description'];
-const REPORT_KEYS = ['report', 'column', 'group', 'where', 'aggregate', 'volume_column', 'min_volume'];
+const REPORT_KEYS = ['report', 'column', 'group', 'where', 'aggregate', 'volume_column', 'min_volume', 'confidence'];
 const KIND_KEYS: Record<RuleKind, string[]> = {
   threshold: [...REPORT_KEYS, 'warn_above', 'error_above', 'warn_below', 'error_below'],
   change: [...REPORT_KEYS, 'against', 'periods', 'seasonal', 'direction', 'relative', 'warn', 'error', 'min_expected'],
@@ -254,7 +256,14 @@ class RuleReader {
       aggregate: this.choice('aggregate', AGGREGATES) ?? 'sum',
       volumeColumn: volume === null ? null : known('volume_column', volume),
       minVolume: this.number('min_volume') ?? 0,
+      confidence: this.confidence(),
     };
+  }
+
+  private confidence(): number | null {
+    const c = this.number('confidence');
+    if (c !== null && !(c > 0 && c < 1)) this.fail('confidence', `confidence ${c} must be between 0 and 1, e.g. 0.999 (chance below 0.1 %)`);
+    return c;
   }
 
   private text(key: string): string | null {

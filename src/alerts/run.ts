@@ -84,6 +84,7 @@ export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResul
     const windows = rules.map((rule) => ({ rule, window: latestComplete(rule.period, at) }));
     await refuseGoingBack(db, windows);
     const evaluator = new Evaluator(db.connection, rules, catalog, shared);
+    evaluator.plan(windows.map(({ rule, window }) => ({ rule, windows: [window] })));
     const evaluated: { rule: Rule; window: Window; evaluations: Evaluation[] }[] = [];
     for (const { rule, window } of windows) {
       evaluated.push({ rule, window, evaluations: await evaluator.evaluate(rule, window) });

@@ -1,7 +1,7 @@
 // Alert state as rows: each evaluation kept in alert_evaluations (a period evaluated again
 // replaces its rows), and each alert's episode in alert_states, opened when a group starts firing,
 // updated while it fires, closed when an evaluation of a later period finds it ok or the group
-// gone. An episode spans periods: firing since the start of its first, resolved at the start of
+// gone or too small to judge. An episode spans periods: firing since the start of its first, resolved at the start of
 // the first period found ok. What changed is returned, for the lines printed and the notifications sent.
 
 import type { Database } from '../store/database.js';
@@ -75,7 +75,8 @@ export async function recordEvaluations(
   for (const state of open.values()) {
     const e = byKey.get(state.group_key);
     if (state.last_period_start.getTime() > window.start.getTime()) continue;
-    if (e && (isFiring(e.level) || e.level === 'skipped')) continue;
+    // too little to judge is not known to be wrong: like ok, it ends the episode (backtest.ts alike)
+    if (e && isFiring(e.level)) continue;
     await db.run(`UPDATE alert_states SET resolved_at = ?::TIMESTAMPTZ WHERE rule = ? AND group_key = ? AND resolved_at IS NULL`, [
       start,
       rule.name,

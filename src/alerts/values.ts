@@ -117,48 +117,20 @@ function toNumber(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-export interface FreshnessValue {
-  space: string;
-  /** hours from the last conversation (or successful sync) to the window's end; null if none ever */
-  hours: number | null;
-  /** conversations in the 7 days before the window's end (conversations); successful runs ever (sync) */
-  recent: number;
+/** The instants the stored history spans: its first conversation, and the later of its last conversation and its last successful sync. */
+export interface StoredSpan {
+  first: number;
+  until: number;
 }
 
-/** Per space, the hours from its last conversation started before `end` to `end`. */
-export async function conversationFreshness(connection: DuckDBConnection, end: Date): Promise<FreshnessValue[]> {
-  return freshness(
-    connection,
-    `SELECT space,
-            (epoch(?::TIMESTAMPTZ) - epoch(max(started_at))) / 3600.0 AS hours,
-            count(*) FILTER (WHERE started_at >= ?::TIMESTAMPTZ - INTERVAL 7 DAY)::INTEGER AS recent
-     FROM conversations
-     WHERE started_at < ?::TIMESTAMPTZ AND space IS NOT NULL
-     GROUP BY space ORDER BY space`,
-    end,
+/** The span of the stored history: a period inside it that holds no row of a group holds none of its conversations. */
+export async function storedSpan(connection: DuckDBConnection): Promise<StoredSpan> {
+  const reader = await connection.runAndReadAll(
+    `SELECT epoch_ms(min(started_at)) AS first,
+            epoch_ms(greatest(max(started_at), (SELECT max(ended_at) FROM sync_runs WHERE status = 'ok'))) AS until
+     FROM conversations WHERE isfinite(started_at)`,
   );
-}
-
-/** Per space, the hours from its last successful sync run that ended before `end` (else its first run's start) to `end`. */
-export async function syncFreshness(connection: DuckDBConnection, end: Date): Promise<FreshnessValue[]> {
-  return freshness(
-    connection,
-    `SELECT space,
-            (epoch(?::TIMESTAMPTZ) - epoch(coalesce(max(ended_at) FILTER (WHERE status = 'ok'), min(started_at)))) / 3600.0 AS hours,
-            count(*) FILTER (WHERE status = 'ok')::INTEGER AS recent
-     FROM sync_runs
-     WHERE started_at < ?::TIMESTAMPTZ AND (ended_at IS NULL OR ended_at < ?::TIMESTAMPTZ) AND space IS NOT NULL
-     GROUP BY space ORDER BY space`,
-    end,
-  );
-}
-
-async function freshness(connection: DuckDBConnection, sql: string, end: Date): Promise<FreshnessValue[]> {
-  const at = end.toISOString();
-  const reader = await connection.runAndReadAll(sql, [at, at, at]);
-  return reader.getRowObjectsJS().map((r) => ({
-    space: String(r.space),
-    hours: r.hours === null ? null : Number(r.hours),
-    recent: Number(r.recent),
-  }));
+  const row = reader.getRowObjectsJS()[0] ?? {};
+  const ms = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return { first: ms(row.first) ?? Infinity, until: ms(row.until) ?? -Infinity };
 }

@@ -10,6 +10,7 @@ import type { NormaliseResult } from './normalise.js';
 import { int, secs, type Goal } from './print.js';
 import type { RealDataResult } from './real-data.js';
 import { lakeDocTable, type LakeResult } from './lake.js';
+import { alertsDocTable, type AlertBenchResult } from './alerts.js';
 import type { RecordingsBenchResult } from './recordings.js';
 import type { ReportsResult } from './reports.js';
 import type { ScaleResult } from './scale.js';
@@ -36,6 +37,7 @@ export interface BenchFigures {
     search?: SearchBenchResult;
     shards?: ShardsResult;
     lake?: LakeResult;
+    alerts?: AlertBenchResult;
     recordings?: RecordingsBenchResult;
   };
   /** the goals each section added, by section */
@@ -209,6 +211,7 @@ export const BLOCKS: Record<string, Block> = {
   search: { section: 'search', render: (f) => searchDocTable(f.sections.search!) },
   shards: { section: 'shards', render: (f) => shardsDocTable(f.sections.shards!) },
   lake: { section: 'lake', render: (f) => lakeDocTable(f.sections.lake!) },
+  alerts: { section: 'alerts', render: (f) => alertsDocTable(f.sections.alerts!) },
   recordings: { section: 'recordings', render: recordingsTable },
 };
 

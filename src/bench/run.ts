@@ -1,6 +1,6 @@
 // `npm run bench`: how close convoduck comes to what the API allows, and what it costs.
 //
-//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,shards,stored,realdata,redact,search,recordings,lake] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
+//   node dist/bench/run.js [--quick] [--only budget,crawl,normalise,reports,spaces,shards,stored,realdata,redact,search,recordings,lake,alerts] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]
 //
 // Prints tables on stdout (progress on stderr) and writes the same figures as JSON to
 // reports/bench/bench-<time>.json and reports/bench/latest.json; --write-docs also rewrites the
@@ -19,6 +19,7 @@ import { printBudget, printCrawl, printNormalise, printRealData, printReports, p
 import { benchRealData } from './real-data.js';
 import { benchRedact, printRedact } from './redact.js';
 import { benchLake, printLake } from './lake.js';
+import { benchAlerts, printAlerts } from './alerts.js';
 import { benchReports } from './reports.js';
 import { benchScale } from './scale.js';
 import { benchSpaces, type SpacesSettings } from './many-keys.js';
@@ -28,7 +29,7 @@ import { benchSearch, printSearch, type SearchBenchSettings } from './search.js'
 import { benchStored } from './stored.js';
 import { benchRecordings, printRecordings, type RecordingsBenchSettings } from './recordings.js';
 
-const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'shards', 'stored', 'realdata', 'redact', 'search', 'recordings', 'lake'] as const;
+const SECTIONS = ['budget', 'crawl', 'normalise', 'reports', 'spaces', 'shards', 'stored', 'realdata', 'redact', 'search', 'recordings', 'lake', 'alerts'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -54,6 +55,8 @@ interface Settings {
   redactConversations: number;
   search: SearchBenchSettings;
   recordings: RecordingsBenchSettings;
+  /** conversations of the databases the example alert rules run over (a live run and a 30-day backtest each) */
+  alertSizes: number[];
 }
 
 const FULL: Settings = {
@@ -74,6 +77,7 @@ const FULL: Settings = {
   redactConversations: 5_000,
   search: { stored: 100_000, added: 2_000, repeats: 7, syncPairs: 4 },
   recordings: { conversations: 2_000, rateLimit: 600, windowMs: 60_000 },
+  alertSizes: [100_000, 1_000_000],
 };
 
 const QUICK: Settings = {
@@ -93,6 +97,7 @@ const QUICK: Settings = {
   redactConversations: 1_000,
   search: { stored: 20_000, added: 500, repeats: 5, syncPairs: 1 },
   recordings: { conversations: 500, rateLimit: 100, windowMs: 10_000 },
+  alertSizes: [10_000, 100_000],
 };
 
 interface Args {
@@ -140,7 +145,7 @@ function parseArgs(argv: string[]): Args {
 
 function usage(error?: string): never {
   const text =
-    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,shards,stored,realdata,redact,search,recordings,lake] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
+    'usage: npm run bench [-- --quick] [--only budget,crawl,normalise,reports,spaces,shards,stored,realdata,redact,search,recordings,lake,alerts] [--cases a,e,g] [--out DIR] [--keep] [--write-docs]\n' +
     '  --quick   smaller N and time-scaled rate windows (about 3 minutes)\n' +
     '  --only    run only these sections\n' +
     `  --cases   run only these budget cases (${budgetCases().map((c) => `${c.key} ${c.algorithm}`).join(', ')})\n` +
@@ -305,6 +310,13 @@ async function main(): Promise<void> {
       const from = goals.length;
       printLake(r, goals);
       goalsOf('lake', from);
+    }
+    if (only.has('alerts')) {
+      const r = await timed('alerts', () => benchAlerts(settings.alertSizes, work, log));
+      sections.alerts = r;
+      const from = goals.length;
+      printAlerts(r, goals);
+      goalsOf('alerts', from);
     }
   } finally {
     await budgetSims?.close();
