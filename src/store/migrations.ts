@@ -156,4 +156,7 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
       ALTER TABLE erasures ADD COLUMN IF NOT EXISTS recording_deleted BOOLEAN;`,
   // the load facts of each stored detail, exported beside the conversation tables (load-state.ts)
   19: LOAD_STATE_VIEW_SQL,
+  // what the server counted beyond what it served in each run's window (count-excess.ts); NULL
+  // for the runs before, which never measured it
+  20: `ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS server_count_excess INTEGER;`,
 };

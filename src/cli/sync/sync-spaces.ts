@@ -9,7 +9,7 @@ import { AuthError } from '../../api/client.js';
 import { SpaceNotInJobError, type SpaceTarget } from '../../crawler/sync-spaces.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { holderName, SyncLockedError } from '../../store/sync-lock.js';
-import { describeClock, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from './describe.js';
+import { describeClock, describeCountOff, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from './describe.js';
 import { EXIT } from '../errors.js';
 import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 import { spacesProgressPrinter } from './spaces-progress.js';
@@ -112,6 +112,8 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     for (const o of summary.spaces) {
       const clock = o.summary ? describeClock(o.summary) : null;
       if (clock) process.stderr.write(redact(clock, keys) + '\n');
+      const countOff = o.summary ? describeCountOff(o.summary) : null;
+      if (countOff) process.stderr.write(redact(countOff, keys) + '\n');
     }
     for (const line of lines) if (line !== null) process.stderr.write(redact(`convoduck: ${line}`, keys) + '\n');
     if (scope.shard !== null && scope.owned.length === 0) process.stderr.write(`convoduck: ${describeShard(scope)}\n`);
