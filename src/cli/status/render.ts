@@ -3,6 +3,7 @@
 import type { CountOffStatus, ListingGapStatus, RunStatus, SpaceStatus, StatusReport } from '../../status/report.js';
 import { SKEW_WARN_SECONDS } from '../sync/describe.js';
 import { formatDuration } from '../sync/progress.js';
+import { tallySpaces, type SpaceState } from '../tally.js';
 
 function thousands(n: number): string {
   return n.toLocaleString('en-US');
@@ -181,9 +182,32 @@ export function renderStatus(s: StatusReport): string {
   return out.join('\n') + '\n';
 }
 
-/** One line per space: its watermark, its last run and what the next sync fetches for it. */
+/** One line per space: its watermark, its last run and what the next sync fetches for it; then their tally. */
 function renderSpaces(spaces: SpaceStatus[], sync: StatusReport['syncRunning']): string[] {
-  return [`spaces     ${spaces.length}`, ...spaceGrid(spaces.map((sp) => spaceRow(sp, sync))).map((line) => `  ${line}`)];
+  return [
+    `spaces     ${spaces.length}`,
+    ...spaceGrid(spaces.map((sp) => spaceRow(sp, sync))).map((line) => `  ${line}`),
+    `  ${tallySpaces(spaces.map((sp) => spaceState(sp)))}`,
+  ];
+}
+
+/** A space's state in the tally, by its last run (null: the space has no file or no run yet). */
+export function spaceState(sp: Pick<SpaceStatus, 'lastRun'> | null): SpaceState {
+  const run = sp?.lastRun ?? null;
+  if (run === null) return 'neverSynced';
+  if (run.stale) return 'killed';
+  switch (run.status) {
+    case 'ok':
+      return 'synced';
+    case 'errors':
+      return 'withErrors';
+    case 'running':
+      return 'running';
+    case 'interrupted':
+      return 'interrupted';
+    default:
+      return 'failed';
+  }
 }
 
 /** A space's line of the spaces table: slug, watermark, last run, its status, listed, stored, pending. */
