@@ -37,10 +37,19 @@ function job(sims: Simulator[], slugs: (string | null)[] | 'none' = 'none'): { c
   return { config, env };
 }
 
-/** stdout's blocks: header line → the block's lines. */
+const TALLY = /^\d+ spaces?(: .*)?$/;
+
+/** stdout's last block when it is the tally of the spaces (`3 spaces: 2 ready, 1 refused key`), else null. */
+function tallyOf(r: CliResult): string | null {
+  const last = r.stdout.trimEnd().split('\n\n').at(-1)!;
+  return TALLY.test(last) ? last : null;
+}
+
+/** stdout's blocks but the tally: header line → the block's lines. */
 function blocks(r: CliResult): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const block of r.stdout.trimEnd().split('\n\n')) {
+    if (TALLY.test(block)) continue;
     const [header, ...lines] = block.split('\n');
     out.set(header!, lines);
   }
@@ -66,6 +75,7 @@ describe('check --config: every space of the file', () => {
     ]);
     const shown = blocks(r);
     expect([...shown.keys()]).toEqual(sims.map((s) => `space ${s.space}`));
+    expect(tallyOf(r)).toBe('3 spaces: 2 ready, 1 refused key');
     for (const i of [0, 2]) {
       const lines = shown.get(`space ${sims[i]!.space}`)!;
       expect(lines[0]).toBe(`ok    key accepted: space "${sims[i]!.space}" (GET /spaces)`);
@@ -188,6 +198,56 @@ describe('check --config: every space of the file', () => {
     expect(flags.code).toBe(2);
     expect(flags.stderr).toMatch(/^convoduck: --base-url and --api-key-file name one space/);
   }, 300_000);
+});
+
+describe('check --config: keys that cannot be used', () => {
+  it('judges every space of the file, lists every bad key in one run and ends with a tally; sync ends with the same', async () => {
+    const sim = await simulator({ seed: SEEDS[0], conversations: 40, rateLimit: 100_000 });
+    const dir = tempDir();
+    const config = join(dir, 'spaces.toml');
+    const missing = join(dir, 'missing.key');
+    const table = (key: string) => `[[space]]\nbase_url = "${sim.baseUrl}"\n${key}\n`;
+    writeFileSync(
+      config,
+      [
+        table('api_key_env = "GOOD_KEY"'),
+        table('api_key_env = "WRONG_KEY"'),
+        table('api_key_env = "UNSET_KEY"'),
+        table(`api_key_file = "${missing}"`),
+        table('api_key_env = "SPACED_KEY"'),
+      ].join('\n'),
+    );
+    const env = { CONVODUCK_CONFIG: config, GOOD_KEY: sim.apiKey, WRONG_KEY: 'np_not_this_servers_key_1234', SPACED_KEY: 'two words' };
+    const r = await runCli(['check'], env);
+    expect(r.code, r.stderr + r.stdout).toBe(3);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      `convoduck: [[space]] #2 (line 5): the API refused its key (401 unauthenticated): check environment variable WRONG_KEY (config ${config} line 7)`,
+      `convoduck: config ${config} line 11: environment variable UNSET_KEY ([[space]] #3 (line 9)) is not set — export it with the space's API key (this space not checked; the others were)`,
+      `convoduck: config ${config} line 15: cannot read the key file ${missing} of [[space]] #4 (line 13) (ENOENT) — make it readable, holding the key (this space not checked; the others were)`,
+      `convoduck: config ${config} line 19: environment variable SPACED_KEY holds something that is not an API key (one line, no spaces): check it (this space not checked; the others were)`,
+    ]);
+    const shown = r.stdout.trimEnd().split('\n\n');
+    expect(shown.map((b) => b.split('\n')[0])).toEqual([`space ${sim.space}`, '[[space]] #2 (line 5)', '[[space]] #3 (line 9)', '[[space]] #4 (line 13)', '[[space]] #5 (line 17)', shown.at(-1)]);
+    expect(shown[0]!.split('\n').at(-1)).toMatch(/^→ a sync would work/);
+    expect(shown[2]!.split('\n').slice(1)).toEqual([
+      `fail  key not read: config ${config} line 11: environment variable UNSET_KEY ([[space]] #3 (line 9)) is not set — export it with the space's API key`,
+      '→ a sync would not work as things are: see key above',
+    ]);
+    expect(shown.at(-1)).toBe('5 spaces: 1 ready, 1 refused key, 1 unset variable, 1 unreadable key file, 1 malformed key');
+
+    const json = await runCli(['check', '--json'], env);
+    expect(json.code, json.stderr).toBe(3);
+    const out = JSON.parse(json.stdout) as JsonSpaces & { tally: Record<string, number> };
+    expect(out.tally).toEqual({ spaces: 5, ready: 1, refusedKey: 1, unsetVariable: 1, unreadableKeyFile: 1, notAKey: 1 });
+    expect(out.spaces.map((x) => x.outcome)).toEqual(['works', 'refused', 'unreadable-key', 'unreadable-key', 'unreadable-key']);
+    expect(out.spaces.filter((x) => x.error !== null)).toHaveLength(4);
+
+    // sync over the same file: the same kind of tally, last
+    const sync = await runCli(['sync'], { ...env, CONVODUCK_DB: join(dir, 'spaces.duckdb') });
+    expect(sync.code, sync.stderr).toBe(3);
+    expect(sync.stderr.trimEnd().split('\n').at(-1)).toBe('5 spaces: 1 synced, 1 refused key, 1 unset variable, 1 unreadable key file, 1 malformed key');
+    for (const text of [r.stdout, r.stderr, json.stdout, sync.stderr]) expect(text).not.toContain(sim.apiKey);
+  }, 120_000);
 });
 
 describe('check’s estimate and max_rpm', () => {

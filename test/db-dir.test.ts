@@ -132,6 +132,8 @@ describe('status --db-dir', () => {
     const text = await runCli(['status', '--db-dir', dir]);
     expect(text.code, text.stderr).toBe(0);
     for (const slug of SLUGS) expect(text.stdout).toContain(`── space ${slug} ──`);
+    expect(text.stdout).toMatch(new RegExp(`^  ${SLUGS.length} spaces: ${SLUGS.length} synced$`, 'm'));
+    expect((all as unknown as { tally: unknown }).tally).toEqual({ spaces: SLUGS.length, synced: SLUGS.length });
 
     expect(ownedBy(2, 0).length * ownedBy(2, 1).length, 'both shards own a space').toBeGreaterThan(0);
     for (const index of [0, 1]) {

@@ -2,7 +2,9 @@
 // distinct conversations seen in it reach the largest `meta.total` the server gave for it.
 // Page counts follow what the server serves (meta.per_page, or what its first page held) and
 // `next_page` is followed past them; a window that still does not add up is split and re-listed,
-// within a budget, and reported short when it cannot be made to add up.
+// within a budget, and reported short when it cannot be made to add up. A server whose count is
+// off for good (soft-deleted rows, a cached count) is trusted once its caller has seen the same
+// shortfall before (trustShortfall): the window is then complete with what was served.
 
 import pLimit from 'p-limit';
 import type { ConversationSummary, ListMeta } from '../api/types.js';
@@ -25,6 +27,11 @@ export interface WindowListerOptions {
   concurrency: number;
   /** listings of parts of the window allowed after its first listing (default 256) */
   maxRelists?: number;
+  /**
+   * The whole window's first listing served fewer than the server counts: whether to trust what
+   * was served (the caller saw this shortfall before) instead of narrowing it down.
+   */
+  trustShortfall?(window: TimeWindow, counted: number, served: number, seen: ReadonlyMap<string, number>): Promise<boolean>;
 }
 
 /** Listings of a window that splitting cannot help, before it is reported short. */
@@ -39,6 +46,8 @@ export class WindowLister {
   readonly short: ShortWindow[] = [];
   /** the largest total the server gave for the whole window (null before its first page) */
   total: number | null = null;
+  /** the whole window, when its shortfall was trusted: what the server counts and what it served */
+  trusted: ShortWindow | null = null;
   private relistsLeft: number;
 
   constructor(private readonly options: WindowListerOptions) {
@@ -65,6 +74,10 @@ export class WindowLister {
       if (this.options.aborted()) return false;
       const served = this.countSeen(window);
       if (served >= counted) return true;
+      if (whole && attempt === 1 && (await this.options.trustShortfall?.(window, counted, served, this.seen))) {
+        this.trusted = { ...window, counted, served };
+        return true;
+      }
 
       // A window the server answered in one page has no page boundary to lose anything at:
       // splitting it cannot help, listing it again may.
@@ -125,6 +138,15 @@ export class WindowLister {
     }
     const pagesWithData = [...fetched.values()].filter((p) => p.items > 0).length;
     return { counted, pagesWithData };
+  }
+
+  /**
+   * What the server counts for the whole window beyond what it served there once the listing
+   * ended (0: it added up), or null before its first page.
+   */
+  excess(window: TimeWindow): number | null {
+    if (this.total === null) return null;
+    return Math.max(0, this.total - this.countSeen(window));
   }
 
   private countSeen(window: TimeWindow): number {

@@ -9,7 +9,8 @@
 import { ApiError, type ApiClient } from '../api/client.js';
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
-import { describeShortWindow, recordListingGaps } from '../store/listing-gaps.js';
+import { describeShortWindow, recordListingGaps, type ShortWindow } from '../store/listing-gaps.js';
+import { previousCountExcess, recordCountExcess } from '../store/count-excess.js';
 import { countMissingDetails } from '../store/pending-details.js';
 import { DEFAULT_OVERLAP_MS, getListedNewest, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
 import { finishRun, recordErrors, recordRunClock, startRun, updateRun, type RunCounters, type SyncErrorRecord } from '../store/sync-runs.js';
@@ -108,6 +109,8 @@ export class SyncRun {
     let status: SyncStatus = 'ok';
     let gap: ListingGapSummary | null = null;
     let complete = false;
+    let excess: number | null = null;
+    let trusted: ShortWindow | null = null;
     try {
       await this.syncDimensions();
       this.setPhase('listing');
@@ -128,6 +131,12 @@ export class SyncRun {
       this.listTotal = lister.total;
       this.lister = null;
       gap = await this.recordShortWindows(lister, window.advancesWatermark);
+      trusted = lister.trusted;
+      if (!this.aborted) {
+        excess = lister.excess({ fromMs, toMs: window.to.getTime() });
+        const measured = excess;
+        if (measured !== null) await this.commit((db) => recordCountExcess(db, this.runId, measured));
+      }
       if (complete && gap === null && !this.aborted) await this.markVanished(window, lister.seen);
       const resumeAt = nextListedNewest(listedNewest, this.newestStartedMs, this.serverNow());
       lister.seen.clear(); // 100,000 ids: memory the details phase does not need
@@ -184,6 +193,13 @@ export class SyncRun {
       errors: c.errors,
       listingShortfall: gap ? gap.counted - gap.served : 0,
       listingGap: gap,
+      serverCountExcess: excess,
+      countOff: trusted && {
+        from: trusted.fromMs === null ? null : iso(trusted.fromMs),
+        to: iso(trusted.toMs),
+        counted: trusted.counted,
+        served: trusted.served,
+      },
       ...this.clockReading(),
       seconds: (this.now().getTime() - this.startedAt.getTime()) / 1000,
     };
@@ -209,6 +225,24 @@ export class SyncRun {
       onPage: () => this.report(),
       aborted: () => this.aborted,
       concurrency: this.options.concurrency ?? 32,
+      trustShortfall: (window, counted, served, seen) => this.sameShortfallAsBefore(window, counted - served, seen),
+    });
+  }
+
+  /**
+   * A server whose count is off for good serves the same conversations against the same count
+   * run after run: trusted when the space's run before ended its listing short by as many, and
+   * every conversation stored in the window was served again (a listing that shifted between
+   * pages loses some, or differs in number, and is narrowed down as any short window).
+   */
+  private async sameShortfallAsBefore(window: { fromMs: number | null; toMs: number }, shortfall: number, seen: ReadonlyMap<string, number>): Promise<boolean> {
+    return this.writer.write(async (db) => {
+      if ((await previousCountExcess(db, this.space, this.runId)) !== shortfall) return false;
+      const from = window.fromMs === null ? null : new Date(window.fromMs);
+      for await (const stored of storedInWindow(db, this.space, from, new Date(window.toMs))) {
+        if (stored.startedMs >= (window.fromMs ?? -Infinity) && stored.startedMs <= window.toMs && !seen.has(stored.id)) return false;
+      }
+      return true;
     });
   }
 

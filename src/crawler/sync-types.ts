@@ -135,6 +135,16 @@ export interface SyncSummary extends RunCounters {
   listingShortfall: number;
   /** the span of the windows that did not add up, or null */
   listingGap: ListingGapSummary | null;
+  /**
+   * conversations the server counted in the window beyond those it served once the listing
+   * ended (0: it added up; null: the listing did not end), as sync_runs.server_count_excess
+   */
+  serverCountExcess: number | null;
+  /**
+   * the window, when the server's count stayed off by as much as in the space's run before and
+   * every conversation stored there was served again: what was served is trusted (not a gap)
+   */
+  countOff: { from: string | null; to: string; counted: number; served: number } | null;
   /** the server's clock (its Date header) minus this machine's, in seconds; null without a Date header */
   clockSkewSeconds: number | null;
   /** the newest started_at the listing served (ISO), or null when its window held none */

@@ -67,6 +67,11 @@ export interface RuntimeOptions {
   nextPageOnFullPage: boolean;
   /** this many conversations, spread over the history when set, are counted in list totals but never listed; default 0 */
   hiddenFromLists: number;
+  /**
+   * every list answer's meta.total counts this many more conversations than its window holds
+   * (a cached or approximate count, off by a constant for good); nothing else changes; default 0
+   */
+  listTotalExcess: number;
   /** new conversations (arrivals, addConversations without startedAt) started this long before the simulated now, finished by it; default 0 */
   arrivalLagMs: number;
   /** how long a served recording_url lives, in seconds; default 300 */
@@ -150,6 +155,7 @@ export function initialOptions(opts: SimulatorOptions, seed: number, dataset: Da
     servedPerPage: opts.servedPerPage ?? null,
     nextPageOnFullPage: opts.nextPageOnFullPage ?? false,
     hiddenFromLists: opts.hiddenFromLists ?? 0,
+    listTotalExcess: opts.listTotalExcess ?? 0,
     arrivalLagMs: opts.arrivalLagMs ?? 0,
     recordingLinkSeconds: opts.recordingLinkSeconds ?? 300,
     recordingOrigin: '',

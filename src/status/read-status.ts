@@ -10,6 +10,7 @@ import { syncLockHolder } from '../store/sync-lock.js';
 import { DEFAULT_OVERLAP_MS, getWatermark, listListedNewest, listWatermarks } from '../store/watermark.js';
 import { formatInstant } from '../shared/time.js';
 import { recordingCounts, type RecordingCounts } from '../store/recordings.js';
+import { countsOff } from '../store/count-excess.js';
 import {
   detailCoverage,
   errorGroups,
@@ -47,6 +48,13 @@ export async function readStatus(db: Database, dbPath: string, options: StatusOp
     syncRunning: pid === null ? null : { pid },
     watermark: watermark ? formatInstant(watermark) : null,
     listingGaps,
+    countOff: (await countsOff(db)).map((c) => ({
+      space: c.space,
+      runId: c.runId,
+      excess: c.excess,
+      from: c.from === null ? null : formatInstant(c.from),
+      to: formatInstant(c.to),
+    })),
     runs,
     tables,
     details: await detailCoverage(db),

@@ -55,6 +55,18 @@ export interface ListingGapStatus {
   nextSyncRelists: boolean;
 }
 
+/** A space whose server counts more conversations than it serves, trusted by its latest listed run. */
+export interface CountOffStatus {
+  space: string;
+  /** the run that trusted what was served */
+  runId: number;
+  /** conversations the server counted in that run's window beyond those it served */
+  excess: number;
+  /** the run's window (null: from the beginning of history) */
+  from: string | null;
+  to: string;
+}
+
 /** One space of the database: how far its listing got, its last run, what it still has to fetch. */
 export interface SpaceStatus {
   space: string;
@@ -77,6 +89,8 @@ export interface StatusReport {
   watermark: string | null;
   /** windows whose listing did not add up, per run, until a later run lists them again */
   listingGaps: ListingGapStatus[];
+  /** spaces whose server's count is off for good, as their latest listed run found it (sync_runs.server_count_excess) */
+  countOff: CountOffStatus[];
   runs: RunStatus[];
   tables: Record<(typeof PUBLIC_TABLES)[number], number>;
   details: {

@@ -167,4 +167,7 @@ export const MIGRATIONS: Readonly<Record<number, Migration>> = {
       ${LOAD_STATE_VIEW_SQL}`,
   // whether each stored detail carries a recording link, read once from its body (load-facts.ts)
   20: fillRecordingLinks,
+  // what the server counted beyond what it served in each run's window (count-excess.ts); NULL
+  // for the runs before, which never measured it
+  21: `ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS server_count_excess INTEGER;`,
 };

@@ -11,7 +11,7 @@ import { SEARCH_DDL } from './search-index/schema.js';
 import { CONVERSATION_FIGURES_DDL } from './figures.js';
 import { LOAD_STATE_VIEW_SQL } from './load-state.js';
 
-export const SCHEMA_VERSION = 20;
+export const SCHEMA_VERSION = 21;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -317,7 +317,8 @@ CREATE TABLE IF NOT EXISTS sync_runs (
   details_set_aside INTEGER DEFAULT 0,
   conversations_deleted INTEGER DEFAULT 0,
   clock_skew_seconds DOUBLE,
-  newest_started_at TIMESTAMPTZ
+  newest_started_at TIMESTAMPTZ,
+  server_count_excess INTEGER
 );
 
 -- Windows whose listing did not add up: the server counted (server_count) more conversations

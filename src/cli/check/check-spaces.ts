@@ -1,7 +1,9 @@
 // `check --config FILE` (or `--space SLUG`): every space of the config checked at once, each with its
 // own client and key, so each key spends at most MAX_CHECK_REQUESTS of its own budget. Each space's
-// findings under its slug; a refused key is one line on stderr naming the space and where its key
-// came from (never the key); exit the worst of the spaces' (3 refused, else 1 fails, else 0).
+// findings under its slug; a refused key, or one that cannot be read (unset variable, unreadable
+// file), is one line on stderr naming the space and where its key came from (never the key), and
+// the other spaces are checked all the same; a tally ends the output. Exit the worst of the
+// spaces' (3 a key refused or unreadable, else 1 fails, else 0).
 
 import { checkServer, type CheckReport } from '../../check/probes.js';
 import { SpaceNotInJobError } from '../../crawler/sync-spaces.js';
@@ -11,6 +13,7 @@ import { parsePositiveInt } from '../parse.js';
 import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 import { spaceDbPath } from '../../store/space-files.js';
 import { describeShard, needsSlugs, ownedSpaces, resolveLayoutAndShard, type SyncScope } from '../sync/shard-scope.js';
+import { countStates, keyProblemState, tallySpaces, type SpaceState } from '../tally.js';
 
 interface Checked {
   settings: SpaceSettings;
@@ -21,7 +24,8 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
   // as sync would take them: with --db-dir or shards, every space by slug, and only the shard's
   const where = resolveLayoutAndShard(flags);
   if (configFile === null && needsSlugs(where)) ownedSpaces([], where, null); // sync's refusal, before any key is read
-  const scope = ownedSpaces(resolveSpaces(flags, configFile), where, configFile);
+  // A space whose key cannot be read is judged like one whose key is refused: the others are checked.
+  const scope = ownedSpaces(resolveSpaces(flags, configFile, { keys: 'skip-unreadable' }), where, configFile);
   const spaces = scope.owned;
   const flagRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
   const only = (flags.space ?? []).length > 0 ? new Set(flags.space) : null;
@@ -29,7 +33,9 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
   if (only !== null && spaces.every((s) => s.slug !== undefined)) refuseUnknown(only, configured);
 
   // A space without a slug in the config must be asked for it; the check then stops there unless it is wanted.
-  const asked = spaces.filter((s) => only === null || s.slug === undefined || only.has(s.slug));
+  const wanted = spaces.filter((s) => only === null || s.slug === undefined || only.has(s.slug));
+  const unreadable = wanted.filter((s) => s.keyProblem !== undefined);
+  const asked = wanted.filter((s) => s.keyProblem === undefined);
   const progress = stepPrinter(process.stderr);
   let checked: Checked[];
   try {
@@ -61,10 +67,13 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
   const shardLine = describeShard(scope);
   const shown = kept.map(inConfigTerms);
 
-  const keys = spaces.map((s) => s.apiKey);
+  const keys = spaces.filter((s) => s.apiKey !== '').map((s) => s.apiKey);
   const problems = shown.map(refusalLine);
-  for (const line of problems) if (line !== null) process.stderr.write(redact(`convoduck: ${line}`, keys) + '\n');
-  const exitCode = shown.some((c) => c.report.outcome === 'refused') ? EXIT.auth : shown.every((c) => c.report.outcome === 'works') ? EXIT.ok : EXIT.failed;
+  const unread = unreadable.map((s) => `${s.keyProblem!} (this space not checked; the others were)`);
+  for (const line of [...problems, ...unread]) if (line !== null) process.stderr.write(redact(`convoduck: ${line}`, keys) + '\n');
+  const refused = unreadable.length > 0 || shown.some((c) => c.report.outcome === 'refused');
+  const exitCode = refused ? EXIT.auth : shown.every((c) => c.report.outcome === 'works') ? EXIT.ok : EXIT.failed;
+  const states: SpaceState[] = [...shown.map(stateOf), ...unreadable.map((s) => keyProblemState(s.keyProblemKind!))];
   if (flags.json) {
     const outcome = {
       syncWouldWork: exitCode === EXIT.ok,
@@ -72,18 +81,33 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
       exitCode,
       requests: shown.reduce((sum, c) => sum + c.report.requests, 0),
       ...(scope.shard ? { shard: { count: scope.shard.count, index: scope.shard.index, spaces: spaces.map((s) => s.slug!) } } : {}),
-      spaces: shown.map((c, i) => ({ ...toJson(c.report), space: nameOf(c), ...fileOf(c, scope), error: problems[i] })),
+      tally: countStates(states),
+      spaces: [
+        ...shown.map((c, i) => ({ ...toJson(c.report), space: nameOf(c), ...fileOf(c, scope), error: problems[i] })),
+        ...unreadable.map((s, i) => ({ syncWouldWork: false, outcome: 'unreadable-key', space: s.slug ?? s.label, requests: 0, findings: [], error: unread[i] })),
+      ],
     };
     process.stdout.write(redact(JSON.stringify(outcome, null, 2), keys) + '\n');
   } else {
     const color = useColor(process.stdout);
     const blocks = shown.map((c) => [headerOf(c, scope), ...c.report.findings.map((f) => renderFinding(f, color)), c.report.verdict].join('\n'));
+    for (const s of unreadable) {
+      const header = s.slug !== undefined ? `space ${s.slug}` : s.label;
+      const finding = renderFinding({ status: 'fail', name: 'key', message: `key not read: ${s.keyProblem!}`, values: {} }, color);
+      blocks.push([header, finding, '→ a sync would not work as things are: see key above'].join('\n'));
+    }
     if (shardLine !== null) blocks.unshift(shardLine);
+    if (states.length > 1) blocks.push(tallySpaces(states));
     if (blocks.length > 0) process.stdout.write(redact(blocks.join('\n\n'), keys) + '\n');
   }
   process.exitCode = exitCode;
 }
 
+
+/** The space's state in the tally. */
+function stateOf(c: Checked): SpaceState {
+  return c.report.outcome === 'works' ? 'ready' : c.report.outcome === 'refused' ? 'refusedKey' : 'wouldFail';
+}
 
 /** A refusal's advice names where the config took the key from, not the one-space settings. */
 function inConfigTerms(c: Checked): Checked {

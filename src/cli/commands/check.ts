@@ -41,7 +41,9 @@ Exit codes: 0 a sync would work (warnings allowed), 1 a sync would not work as t
 (a finding failed, the server could not be reached, or it answered 429), 2 bad settings
 (or a --space the config does not have; with --db-dir or shards, a [[space]] without a slug),
 3 the API refused the key (401/403).
-With several spaces: the worst of them (3 when any key was refused, else 1 when any space fails).`,
+With several spaces: every space is judged, a key that cannot be read (unset variable, unreadable
+file) listed like a refused one; exit the worst of them (3 when any key was refused or could not be
+read, else 1 when any space fails), and the output ends with a tally of the spaces.`,
     )
     .action(async (flags: CheckFlags) => {
       const config = configFilePath(flags.config);

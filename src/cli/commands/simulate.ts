@@ -22,6 +22,7 @@ interface SimulateFlags {
   servedPerPage?: string;
   nextPageOnFullPage?: boolean;
   hiddenFromLists: string;
+  listTotalExcess: string;
   arrivalLag: string;
   windowMs: string;
   rateAlgorithm: string;
@@ -144,6 +145,7 @@ export function registerSimulate(program: Command): void {
     .option('--served-per-page <n>', 'serve at most n items per page whatever per_page asks; meta.per_page and next_page follow it')
     .option('--next-page-on-full-page', 'next_page is set whenever a page is full, even the last (the page after it is empty)')
     .option('--hidden-from-lists <n>', 'conversations counted in list totals but never listed (their detail is still served)', '0')
+    .option('--list-total-excess <n>', 'every list answer counts N more conversations in meta.total than its window holds (a count off for good)', '0')
     .option('--arrival-lag <ms>', 'new conversations appear only once ended, started this long ago: inside windows a crawl already listed', '0')
     .option(
       '--time-format <f>',
@@ -198,6 +200,7 @@ More examples:
       const otherClientRpm = decimal('--other-client-rpm', flags.otherClientRpm, 0, 600_000);
       const servedPerPage = flags.servedPerPage === undefined ? null : wholeNumber('--served-per-page', flags.servedPerPage, 1, 200);
       const hiddenFromLists = wholeNumber('--hidden-from-lists', flags.hiddenFromLists, 0, 5_000_000);
+      const listTotalExcess = wholeNumber('--list-total-excess', flags.listTotalExcess, 0, 5_000_000);
       const timeFormat = oneOf('--time-format', flags.timeFormat, TIME_FORMATS);
       const arrivalLagMs = wholeNumber('--arrival-lag', flags.arrivalLag, 0, 30 * 86_400_000);
       const incidents = parseIncidentFlags(flags.incident);
@@ -237,6 +240,7 @@ More examples:
           servedPerPage,
           nextPageOnFullPage: flags.nextPageOnFullPage ?? false,
           hiddenFromLists,
+          listTotalExcess,
           arrivalLagMs,
           recordingLinkSeconds,
           timeFormat,

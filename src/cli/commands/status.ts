@@ -50,7 +50,7 @@ Examples:
     .action(async (flags: StatusFlags) => {
       const runs = parsePositiveInt('--runs', flags.runs);
       const lockTimeoutMs = parseDurationArg('--wait', flags.wait);
-      const [{ getStatus }, { renderStatus }, { busyNotice }] = await Promise.all([
+      const [{ getStatus }, { renderStatus, spaceState }, { busyNotice }] = await Promise.all([
         import('../../status/read-status.js'),
         import('../status/render.js'),
         import('../../store/read-only.js'),
@@ -59,13 +59,22 @@ Examples:
       const layout = resolveDbLayout(flags);
       const spec = shardSpecOf(flags);
       if (layout.kind === 'dir') {
-        const [{ readDirStatus }, { renderDirStatus }] = await Promise.all([import('../status/status-dir.js'), import('../status/render-dir.js')]);
+        const [{ readDirStatus }, { renderDirStatus, dirSpaceStates }, { countStates }] = await Promise.all([
+          import('../status/status-dir.js'),
+          import('../status/render-dir.js'),
+          import('../tally.js'),
+        ]);
         const status = await readDirStatus({ dir: layout.dir, only: flags.space ?? [], spec, configFile: configFilePath(flags.config), runs, lockTimeoutMs, onWait });
-        process.stdout.write(flags.json ? JSON.stringify(status, null, 2) + '\n' : renderDirStatus(status));
+        const json = () => JSON.stringify({ ...status, tally: countStates(dirSpaceStates(status.spaces)) }, null, 2) + '\n';
+        process.stdout.write(flags.json ? json() : renderDirStatus(status));
         return;
       }
       if (spec !== null) throw new UsageError('--shard-count shares the space files of a folder among shards — add --db-dir DIR');
       const status = await getStatus(layout.path, { runs, spaces: flags.space ?? [], lockTimeoutMs, onWait });
-      process.stdout.write(flags.json ? JSON.stringify(status, null, 2) + '\n' : renderStatus(status));
+      if (!flags.json) return void process.stdout.write(renderStatus(status));
+      // over several spaces, the tally the text shows under the spaces table
+      const { countStates } = await import('../tally.js');
+      const tally = status.spaces.length > 1 ? { tally: countStates(status.spaces.map(spaceState)) } : {};
+      process.stdout.write(JSON.stringify({ ...status, ...tally }, null, 2) + '\n');
     });
 }

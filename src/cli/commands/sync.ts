@@ -5,7 +5,7 @@ import { resolveDbLayout, resolveDbPath } from '../config/db-path.js';
 import { CliError, EXIT } from '../errors.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { recordingsDir, recordingsHook, recordingsRun } from '../sync/recordings.js';
-import { describeClock, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from '../sync/describe.js';
+import { describeClock, describeCountOff, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from '../sync/describe.js';
 import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
 import { interruptible, parseRunFlags } from '../sync/flags.js';
@@ -93,7 +93,9 @@ skipped, the others run), 1 for any other recorded error. With --db-dir a space 
 another sync holds is skipped (or waited for, --wait) while the others run: 75 only when every
 space was skipped; a shard that owns no space exits 0.
 A listing that does not add up (the server counts more conversations than it serves) exits 1
-and keeps the watermark, so the next run lists that window again.`,
+and keeps the watermark, so the next run lists that window again. When that run finds the same
+shortfall and every conversation stored there served again, the server's count is off for good
+(deleted or cached rows in it): what is served is trusted, with a warning line, and the run exits 0.`,
     )
     .action(withMetricsFile(async (flags: SyncFlags & { apiKey?: string }, metrics) => {
       const config = configFilePath(flags.config);
@@ -107,6 +109,8 @@ and keeps the watermark, so the next run lists that window again.`,
         if (clock) process.stderr.write(clock + '\n');
         if (summary.status !== 'interrupted') await (await import('../sync/retain-after-sync.js')).retainAfterSync(dbPath, [{ space: summary.space, ...retention }]);
         if (summary.listingGap) process.stderr.write(describeListingGap(summary.listingGap) + '\n');
+        const countOff = describeCountOff(summary);
+        if (countOff) process.stderr.write(countOff + '\n');
         const exitCode = summary.status === 'ok' ? EXIT.ok : summary.status === 'interrupted' ? INTERRUPTED_EXIT : EXIT.failed;
         if (flags.json) process.stdout.write(renderOutcome(finishedOutcome(summary, exitCode, problemOf(summary)), apiKey));
         process.exitCode = exitCode;

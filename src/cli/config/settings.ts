@@ -6,6 +6,7 @@ import { Option, type Command } from 'commander';
 import { parseBaseUrl } from '../../api/base-url.js';
 import { ConfigFileError, entryLabel, parseConfigFile, type SpaceEntry } from './config-file.js';
 import { UsageError } from '../errors.js';
+import type { KeyProblemKind } from '../tally.js';
 
 export interface ApiSettings {
   baseUrl: string;
@@ -101,6 +102,19 @@ export interface SpaceSettings extends ApiSettings {
   keySource: string;
   /** why the key could not be read (unset variable, unreadable file); apiKey is then empty */
   keyProblem?: string;
+  /** which of those it is, for the tally */
+  keyProblemKind?: KeyProblemKind;
+}
+
+/** A space's key that cannot be read from where the config says, and why. */
+class KeyProblemError extends ConfigFileError {
+  constructor(
+    message: string,
+    readonly kind: KeyProblemKind,
+  ) {
+    super(message);
+    this.name = 'KeyProblemError';
+  }
 }
 
 /** `keys: 'skip-unreadable'`: a space whose key cannot be read is returned with its problem, not thrown. */
@@ -168,13 +182,23 @@ function readableSpace(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv, 
   try {
     return spaceSettings(entry, file, env);
   } catch (err) {
-    if (options.keys !== 'skip-unreadable' || !(err instanceof UsageError)) throw err;
+    if (options.keys !== 'skip-unreadable' || !(err instanceof KeyProblemError)) throw err;
     const where = `config ${file} line ${entry.key.line}`;
     const keySource = 'env' in entry.key ? `environment variable ${entry.key.env} (${where})` : `the key file ${entry.key.file} (${where})`;
-    const settings: SpaceSettings = { label: entryLabel(entry), baseUrl: entry.baseUrl, apiKey: '', keySource, keyProblem: err.message };
+    const settings: SpaceSettings = { label: entryLabel(entry), baseUrl: entry.baseUrl, apiKey: '', keySource, keyProblem: err.message, keyProblemKind: err.kind };
     if (entry.slug !== undefined) settings.slug = entry.slug;
     if (entry.shard !== undefined) settings.shard = entry.shard;
     return settings;
+  }
+}
+
+/** checkApiKey, its refusal a key problem of the space. */
+function readKey(text: string, source: string): string {
+  try {
+    return checkApiKey(text, source);
+  } catch (err) {
+    if (err instanceof SettingsError) throw new KeyProblemError(err.message, 'not-a-key');
+    throw err;
   }
 }
 
@@ -184,18 +208,18 @@ function spaceSettings(entry: SpaceEntry, file: string, env: NodeJS.ProcessEnv):
   if ('env' in entry.key) {
     const value = env[entry.key.env];
     if (value === undefined) {
-      throw new ConfigFileError(`${where}: environment variable ${entry.key.env} (${entryLabel(entry)}) is not set — export it with the space's API key`);
+      throw new KeyProblemError(`${where}: environment variable ${entry.key.env} (${entryLabel(entry)}) is not set — export it with the space's API key`, 'unset-variable');
     }
-    apiKey = checkApiKey(value, `${where}: environment variable ${entry.key.env}`);
+    apiKey = readKey(value, `${where}: environment variable ${entry.key.env}`);
   } else {
     let text: string;
     try {
       text = readFileSync(entry.key.file, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
-      throw new ConfigFileError(`${where}: cannot read the key file ${entry.key.file} of ${entryLabel(entry)} (${code}) — make it readable, holding the key`);
+      throw new KeyProblemError(`${where}: cannot read the key file ${entry.key.file} of ${entryLabel(entry)} (${code}) — make it readable, holding the key`, 'unreadable-file');
     }
-    apiKey = checkApiKey(text, `${where}: key file ${entry.key.file}`);
+    apiKey = readKey(text, `${where}: key file ${entry.key.file}`);
   }
   const keySource = 'env' in entry.key ? `environment variable ${entry.key.env} (${where})` : `the key file ${entry.key.file} (${where})`;
   const settings: SpaceSettings = { label: entryLabel(entry), baseUrl: entry.baseUrl, apiKey, keySource };

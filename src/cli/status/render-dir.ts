@@ -2,8 +2,14 @@
 // each space file's status exactly as `status --db FILE` shows it.
 
 import { describeScope } from '../db-dir/space-files.js';
-import { renderStatus, spaceGrid, spaceRow } from './render.js';
-import type { DirStatus } from './status-dir.js';
+import { renderStatus, spaceGrid, spaceRow, spaceState } from './render.js';
+import type { DirStatus, SpaceFileStatus } from './status-dir.js';
+import { tallySpaces, type SpaceState } from '../tally.js';
+
+/** Each space's state in the tally: a space without a file, or without a run in it, was never synced. */
+export function dirSpaceStates(spaces: readonly SpaceFileStatus[]): SpaceState[] {
+  return spaces.map(({ space, status }) => spaceState(status?.spaces.find((sp) => sp.space === space) ?? status?.spaces[0] ?? null));
+}
 
 export function renderDirStatus(s: DirStatus): string {
   const out = [`db dir     ${s.dbDir} (${s.spaces.length} space${s.spaces.length === 1 ? '' : 's'} shown)`];
@@ -15,6 +21,7 @@ export function renderDirStatus(s: DirStatus): string {
     return own ? spaceRow({ ...own, space }, status.syncRunning) : [space, '-', 'none yet', '-', '0', '0', '0'];
   });
   out.push('', ...spaceGrid(rows).map((line) => `  ${line}`));
+  if (s.spaces.length > 1) out.push(`  ${tallySpaces(dirSpaceStates(s.spaces))}`);
   for (const { space, file, status } of s.spaces) {
     out.push('', `── space ${space} ──`);
     out.push(status === null ? `no file yet: the first \`convoduck sync --db-dir\` of its shard creates ${space}.duckdb` : renderStatus(status).trimEnd());

@@ -1,8 +1,9 @@
 // `convoduck status` as text: what src/status/read-status.ts read from the database, for a person.
 
-import type { ListingGapStatus, RunStatus, SpaceStatus, StatusReport } from '../../status/report.js';
+import type { CountOffStatus, ListingGapStatus, RunStatus, SpaceStatus, StatusReport } from '../../status/report.js';
 import { SKEW_WARN_SECONDS } from '../sync/describe.js';
 import { formatDuration } from '../sync/progress.js';
+import { tallySpaces, type SpaceState } from '../tally.js';
 
 function thousands(n: number): string {
   return n.toLocaleString('en-US');
@@ -46,6 +47,12 @@ function describeListingGap(g: ListingGapStatus): string {
   return `listing gap: ${what} in ${where} (run ${g.runId}${windows}); ${next}`;
 }
 
+/** e.g. `server count off: space acme counts 3 conversations more than it serves in … (run 7); what is served is trusted` */
+function describeCountOff(c: CountOffStatus): string {
+  const where = `${c.from === null ? 'the beginning' : shortTime(c.from)} … ${shortTime(c.to)}`;
+  return `server count off: space ${c.space} counts ${thousands(c.excess)} conversation${c.excess === 1 ? '' : 's'} more than it serves in ${where} (run ${c.runId}); what is served is trusted`;
+}
+
 function grid(header: string[], rows: string[][], rightAligned: boolean[]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
@@ -76,6 +83,7 @@ export function renderStatus(s: StatusReport): string {
     `sync       ${s.syncRunning ? `running (pid ${s.syncRunning.pid})` : 'not running'}`,
     `watermark  ${s.watermark ? `${shortTime(s.watermark)} (every conversation started before it is listed${s.spaces.length > 1 ? ', in every space' : ''})` : 'none yet (no complete listing)'}`,
     ...s.listingGaps.map(describeListingGap),
+    ...s.countOff.map(describeCountOff),
     `newest     ${s.newestConversationAt ? `conversation started ${shortTime(s.newestConversationAt)}` : 'no conversations yet'}`,
   );
   const skewed = s.runs.find((r) => r.clockSkewSeconds !== null);
@@ -174,9 +182,32 @@ export function renderStatus(s: StatusReport): string {
   return out.join('\n') + '\n';
 }
 
-/** One line per space: its watermark, its last run and what the next sync fetches for it. */
+/** One line per space: its watermark, its last run and what the next sync fetches for it; then their tally. */
 function renderSpaces(spaces: SpaceStatus[], sync: StatusReport['syncRunning']): string[] {
-  return [`spaces     ${spaces.length}`, ...spaceGrid(spaces.map((sp) => spaceRow(sp, sync))).map((line) => `  ${line}`)];
+  return [
+    `spaces     ${spaces.length}`,
+    ...spaceGrid(spaces.map((sp) => spaceRow(sp, sync))).map((line) => `  ${line}`),
+    `  ${tallySpaces(spaces.map((sp) => spaceState(sp)))}`,
+  ];
+}
+
+/** A space's state in the tally, by its last run (null: the space has no file or no run yet). */
+export function spaceState(sp: Pick<SpaceStatus, 'lastRun'> | null): SpaceState {
+  const run = sp?.lastRun ?? null;
+  if (run === null) return 'neverSynced';
+  if (run.stale) return 'killed';
+  switch (run.status) {
+    case 'ok':
+      return 'synced';
+    case 'errors':
+      return 'withErrors';
+    case 'running':
+      return 'running';
+    case 'interrupted':
+      return 'interrupted';
+    default:
+      return 'failed';
+  }
 }
 
 /** A space's line of the spaces table: slug, watermark, last run, its status, listed, stored, pending. */

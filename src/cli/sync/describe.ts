@@ -58,6 +58,22 @@ export function describeListingGap(gap: ListingGapSummary): string {
   return `convoduck: ${gap.message} — ${next}`;
 }
 
+/**
+ * The one warning line of a server whose count is off for good (null when it added up, or the
+ * window was reported short instead): what it counts and serves where, and why it is trusted.
+ */
+export function describeCountOff(s: Pick<SyncSummary, 'countOff' | 'space'>): string | null {
+  const off = s.countOff;
+  if (!off) return null;
+  const bound = (t: string | null) => (t === null ? 'beginning' : t.replace('.000Z', 'Z'));
+  const more = off.counted - off.served;
+  return (
+    `convoduck: space ${s.space}: the server's count is off: it counts ${off.counted} conversations in ${bound(off.from)}..${bound(off.to)}, ` +
+    `${off.served} ${off.served === 1 ? 'was' : 'were'} served — ${more} more than served, as in the space's run before, and every conversation ` +
+    `stored there was served again: what was served is trusted (a count with deleted or cached rows in it)`
+  );
+}
+
 /** What the run did with data it did not expect, in one line (null when nothing). */
 export function describeUnexpectedData(s: Pick<SyncSummary, 'detailsCoerced' | 'detailsSetAside' | 'conversationsDeleted'>): string | null {
   const parts: string[] = [];

@@ -1,7 +1,8 @@
 // `sync --config FILE` (or `--space SLUG`): every space of the config crawled at once into one
 // database, or each into its own file of `--db-dir`, or only those this shard owns (shard-scope.ts).
 // Per space: its summary on stderr, one line when it did not end well (naming the space, never
-// its key); with --json one object holding each space's summary. Exit 0 when every space is fine,
+// its key), then a tally of the spaces by how they ended; with --json one object holding each
+// space's summary and the tally. Exit 0 when every space is fine,
 // 3 when any key was refused or could not be read, 1 for any other recorded error, 75 when every
 // space was left to another sync, 130 when interrupted.
 
@@ -9,7 +10,7 @@ import { AuthError } from '../../api/client.js';
 import { SpaceNotInJobError, type SpaceTarget } from '../../crawler/sync-spaces.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { holderName, SyncLockedError } from '../../store/sync-lock.js';
-import { describeClock, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from './describe.js';
+import { describeClock, describeCountOff, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from './describe.js';
 import { EXIT } from '../errors.js';
 import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 import { spacesProgressPrinter } from './spaces-progress.js';
@@ -21,6 +22,7 @@ import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
 import { describeShard, needsSlugs, ownedSpaces, resolveLayoutAndShard, type SyncScope } from './shard-scope.js';
 import { runSpaces, type RunSpaceOutcome, type RunSpacesSummary } from './run-spaces.js';
 import { formatDuration } from './progress.js';
+import { countStates, keyProblemState, tallySpaces, type SpaceState } from '../tally.js';
 
 /** `metrics.dbPaths`: set to the files this run wrote, for --metrics-file. */
 export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, configFile: string | null, metrics: { dbPaths?: string[] } = {}): Promise<void> {
@@ -112,9 +114,13 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     for (const o of summary.spaces) {
       const clock = o.summary ? describeClock(o.summary) : null;
       if (clock) process.stderr.write(redact(clock, keys) + '\n');
+      const countOff = o.summary ? describeCountOff(o.summary) : null;
+      if (countOff) process.stderr.write(redact(countOff, keys) + '\n');
     }
     for (const line of lines) if (line !== null) process.stderr.write(redact(`convoduck: ${line}`, keys) + '\n');
     if (scope.shard !== null && scope.owned.length === 0) process.stderr.write(`convoduck: ${describeShard(scope)}\n`);
+    const states: SpaceState[] = [...summary.spaces.map((o) => STATES[o.status]), ...unreadable.map((s) => keyProblemState(s.keyProblemKind!))];
+    if (states.length > 1) process.stderr.write(`${tallySpaces(states)}\n`);
     const exitCode = exitCodeOf(summary.spaces, skipped.length > 0);
     if (flags.json) {
       // a space left to another sync is no problem of this run, unless every space was
@@ -127,6 +133,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
         error,
         seconds: summary.seconds,
         ...shardOf(scope),
+        tally: countStates(states),
         spaces: [
           ...summary.spaces.map((o, i) => ({ ...(o.summary ?? o.counters ?? {}), space: o.space, status: o.status, error: lines[i], ...(inDir ? { db: o.dbPath } : {}) })),
           ...unreadable.map((s, i) => ({ space: s.slug ?? s.label, status: 'refused', error: skipped[i] })),
@@ -146,6 +153,18 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
     throw known;
   }
 }
+
+/** A space's state in the tally, by how its part of the run ended. */
+const STATES: Record<RunSpaceOutcome['status'], SpaceState> = {
+  ok: 'synced',
+  errors: 'withErrors',
+  interrupted: 'interrupted',
+  refused: 'refusedKey',
+  unreachable: 'unreachable',
+  failed: 'failed',
+  skipped: 'busy',
+  usage: 'refusedSettings',
+};
 
 /** `shard` in --json: the shard and the spaces it owns (nothing when not sharded). */
 function shardOf(scope: SyncScope): { shard?: { count: number; index: number; spaces: string[] } } {

@@ -1,6 +1,7 @@
 // The conversation routes. The list (filters agent_id, channel, outcome, from, to) is newest
 // first; ties in started_at come back rotated on every request (unstableTies), and hidden
-// conversations (hiddenFromLists) keep their place and count in `total` but are never sent.
+// conversations (hiddenFromLists) keep their place and count in `total` but are never sent; a
+// total off for good (listTotalExcess) counts more than any window holds.
 // The detail is rebuilt for every request. Confidential: summary (list and detail),
 // transcript and recording_url are omitted (keys absent). recording_url is signed at serving
 // time (X-Amz-* query, expires after recordingLinkSeconds), so it changes from second to second like a real
@@ -82,7 +83,7 @@ export class ConversationRoutes {
       if (i > 0) body += ',';
       body += this.summaryJson(items[i]!);
     }
-    body += '],"meta":' + JSON.stringify(listMeta(page, served, total, o)) + '}';
+    body += '],"meta":' + JSON.stringify(listMeta(page, served, total + o.listTotalExcess, o)) + '}';
     return { status: 200, body };
   }
 

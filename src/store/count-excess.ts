@@ -1,0 +1,57 @@
+// What a server counts beyond what it serves, per run: sync_runs.server_count_excess. A server
+// whose `meta.total` is off for good (soft-deleted rows counted, a cached or approximate count)
+// keeps serving the same conversations against the same count; the crawler trusts what it serves
+// once a run finds the shortfall the space's run before found, and `status` says the count is off.
+
+import type { Database } from './database.js';
+
+/** The run's listing ended: the server counted `excess` more conversations than it served in its window. */
+export async function recordCountExcess(db: Database, runId: number, excess: number): Promise<void> {
+  await db.run(`UPDATE sync_runs SET server_count_excess = ? WHERE run_id = ?`, [excess, runId]);
+}
+
+/**
+ * The excess the space's latest run before `runId` measured at the end of its listing, or null
+ * when no run of the space listed to the end (or only before the column existed).
+ */
+export async function previousCountExcess(db: Database, space: string, runId: number): Promise<number | null> {
+  const row = await db.one<{ excess: number }>(
+    `SELECT server_count_excess AS excess FROM sync_runs
+     WHERE space = ? AND run_id < ? AND server_count_excess IS NOT NULL
+     ORDER BY run_id DESC LIMIT 1`,
+    [space, runId],
+  );
+  return row ? Number(row.excess) : null;
+}
+
+/** A space whose latest listed run trusted what the server served against a count that was higher. */
+export interface CountOff {
+  space: string;
+  runId: number;
+  /** conversations the server counted in the run's window beyond those it served */
+  excess: number;
+  /** the run's window (from null: the beginning of history) */
+  from: Date | null;
+  to: Date;
+}
+
+/**
+ * Per space, its latest run whose listing ended, when the server counted more than it served and
+ * the run recorded no listing gap (it trusted what was served), in space order.
+ */
+export async function countsOff(db: Database): Promise<CountOff[]> {
+  const rows = await db.all(
+    `SELECT space, run_id, server_count_excess AS excess, epoch_ms(window_from)::DOUBLE AS from_ms, epoch_ms(window_to)::DOUBLE AS to_ms
+     FROM (SELECT * FROM sync_runs WHERE server_count_excess IS NOT NULL AND space IS NOT NULL
+           QUALIFY row_number() OVER (PARTITION BY space ORDER BY run_id DESC) = 1) r
+     WHERE server_count_excess > 0 AND NOT EXISTS (SELECT 1 FROM listing_gaps g WHERE g.run_id = r.run_id)
+     ORDER BY space`,
+  );
+  return rows.map((r) => ({
+    space: String(r.space),
+    runId: Number(r.run_id),
+    excess: Number(r.excess),
+    from: r.from_ms === null ? null : new Date(Number(r.from_ms)),
+    to: new Date(Number(r.to_ms)),
+  }));
+}
