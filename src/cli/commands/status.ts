@@ -6,6 +6,7 @@ import { shardSpecOf } from '../db-dir/space-files.js';
 import { UsageError } from '../errors.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { parsePositiveInt } from '../parse.js';
+import { JSON_HELP, READER_WAIT_HELP } from '../grammar.js';
 
 interface StatusFlags extends ShardFlags {
   db?: string;
@@ -28,10 +29,10 @@ export function registerStatus(program: Command): void {
         'still in progress, and recorded errors grouped by stage and HTTP status. Read-only; works ' +
         'while a sync runs.',
     )
-    .option('--json', 'print the status as JSON (for scripts and monitoring)')
+    .option('--json', JSON_HELP)
     .option('--runs <n>', 'how many recent runs to show', '5')
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
-    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .option('--wait <duration>', READER_WAIT_HELP, '30s')
     .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value]);
   withShardOptions(withDbDirOption(command))
     .option('--config <file>', 'with --shard-count: the config whose [[space]] slugs and pins (shard = K) decide what the shard owns (default: $CONVODUCK_CONFIG)')
