@@ -26,7 +26,7 @@
 --
 -- Deleted conversations stay in every report: they happened. conversations.deleted_at marks them.
 --
--- Parameters: --from, --to, --agent, --channel (filters); --tz (day boundaries).
+-- Parameters: --since, --until, --agent, --channel (filters); --tz (day boundaries).
 
 -- the detail bodies are read only once recordings are kept: a database without them pays nothing
 WITH recording_links AS (

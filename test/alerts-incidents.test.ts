@@ -57,7 +57,7 @@ interface Episode {
 
 describe('alert --backtest with the example rules over planted incidents', () => {
   it('finds each incident in its period and group, and nothing on the control space', async () => {
-    const res = await runCli(['alert', '--db', db, '--rules', EXAMPLE, '--backtest', '--from', '30d', '--json']);
+    const res = await runCli(['alert', '--db', db, '--rules', EXAMPLE, '--backtest', '--since', '30d', '--json']);
     expect(res.code, res.stderr).toBe(0);
     const { episodes } = JSON.parse(res.stdout) as { episodes: Episode[] };
     const space = planted.dataset.space.slug;
