@@ -35,7 +35,7 @@ export function registerStatus(program: Command): void {
     .option('--wait <duration>', READER_WAIT_HELP, '30s')
     .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value]);
   withShardOptions(withDbDirOption(command))
-    .option('--config <file>', 'with --shard-count: the config whose [[space]] slugs and pins (shard = K) decide what the shard owns (default: $CONVODUCK_CONFIG)')
+    .option('--config <file>', 'with --db-dir: also show the [[space]]s of this config not synced yet; with --shard-count, its pins (shard = K) decide what the shard owns (default: $CONVODUCK_CONFIG)')
     .addHelpText(
       'after',
       `
@@ -46,6 +46,7 @@ Examples:
   convoduck status --json | jq '.listingGaps'     # [] when every listing added up
   convoduck status --space acme-prod              # one space of a multi-space database
   convoduck status --db-dir /data/spaces          # every space file of the folder
+  convoduck status --db-dir /data/spaces --config spaces.toml   # and the config's spaces not synced yet
   convoduck status --db-dir /data/spaces --shard-count 3 --shard-index 1 --json | jq '.shard.spaces'`,
     )
     .action(async (flags: StatusFlags) => {
