@@ -118,9 +118,9 @@ describe('convoduck demo', () => {
     const cwd = fileDir('demo-cwd');
     const demo = await runCli(['demo', '--conversations', '400', '--dir', 'db', '--out', 'out'], {}, cwd);
     expect(demo.code, demo.stderr).toBe(0);
-    expect(demo.stderr).toMatch(/^report: out\/report\.html \(last 14 days, compared with the 14 before\)$/m);
+    expect(demo.stderr).toMatch(/^report\.html: last 14 days, compared with the 14 before → out\/report\.html$/m);
     // one row is "1 row"
-    expect(demo.stderr).toMatch(/^report: out\/summary\.csv \(1 row\)$/m);
+    expect(demo.stderr).toMatch(/^summary: 1 row → out\/summary\.csv$/m);
     expect(demo.stderr).not.toMatch(/\(1 rows\)/);
     expect(demo.stdout).toMatch(/^Open out\/report\.html in a browser/m);
     const page = parsePage(readFileSync(join(cwd, 'out', 'report.html'), 'utf8'));

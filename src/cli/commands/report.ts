@@ -2,7 +2,7 @@
 // one file per report.
 
 import { Option, type Command } from 'commander';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { KNOWN_CHANNELS } from '../../api/types.js';
 import { NUMBER_PARAMS } from '../../filters/number-params.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../reports/choices.js';
@@ -13,7 +13,7 @@ import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
 import { READER_WAIT_HELP, SINCE_HELP, UNTIL_HELP, withDeprecatedAlias } from '../grammar.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';
-import { reportHtml } from './report-html.js';
+import { fileLine, reportHtml, rowsOf } from './report-html.js';
 
 interface ReportFlags {
   list?: boolean;
@@ -129,11 +129,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         customSqlDir,
         lockTimeoutMs,
         onWait,
-        onReport: (r) => {
-          const rel = relative(process.cwd(), r.path);
-          const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : r.path;
-          process.stderr.write(`${r.name}: ${r.rows} ${r.rows === 1 ? 'row' : 'rows'} → ${shown}\n`);
-        },
+        onReport: (r) => process.stderr.write(fileLine(r.name, rowsOf(r.rows), r.path)),
       });
     });
 }
