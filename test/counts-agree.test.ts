@@ -1,6 +1,7 @@
 // One number per idea: what `sync --json` says of a run, what `status --json` and the status
 // table say of it and of the database, for the same database, a run killed mid-details included.
-import { join } from 'node:path';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
@@ -80,9 +81,13 @@ describe('counts that agree', () => {
     expect(tableRow(killedText, killed.runId)).toEqual({ listed: killed.conversationsListed, stored: storedByKilled, errors: killed.errors });
     expect(killedText).toMatch(new RegExp(`pending ${afterKill.details.pending.toLocaleString('en-US')} \\(`));
 
-    // the next run finishes it: its summary and status say the same numbers
+    // the next run finishes it: its summary and status say the same numbers; a heartbeat file a
+    // killed holder left between its write and its rename is gone after it
+    const strayBeat = `${dbPath}.sync-lock.pod-0.4711.0123456789abcdef.beat`;
+    writeFileSync(strayBeat, '');
     const synced = await runCli(['sync', '--json'], env);
     expect(synced.code, synced.stderr).toBe(0);
+    expect(readdirSync(dirname(dbPath)).filter((f) => f.endsWith('.beat'))).toEqual([]);
     const summary = JSON.parse(synced.stdout) as { runId: number; detailsFetched: number; detailsPending: number; errors: number; conversationsListed: number };
     const status = JSON.parse((await runCli(['status', '--json'], env)).stdout) as StatusJson;
     const run = status.runs.find((r) => r.runId === summary.runId)!;
