@@ -26,7 +26,7 @@
 --   abandonment_rate      abandoned ÷ ended
 --   failure_rate          failed ÷ ended
 --
--- Parameters: --from, --to, --agent, --channel (filters); --tz (day boundaries).
+-- Parameters: --since, --until, --agent, --channel (filters); --tz (day boundaries).
 
 WITH left_nodes AS (
   -- nodes some conversation left: a conversation's last visit is one of the visits of the node it

@@ -2,8 +2,8 @@
 --
 -- One row: one new version of an agent that a sync saw (agent_versions: a Get agent response with
 -- another updated_at, last_synced_at, status or sync_status than the version before). An agent's
--- first version stored has nothing to compare with and is in no row. The windows are the --days
--- × 24 hours before changed_at and the --days × 24 hours from it; a window that reaches past the
+-- first version stored has nothing to compare with and is in no row. The windows are the --change-days
+-- × 24 hours before changed_at and the --change-days × 24 hours from it; a window that reaches past the
 -- last sync, or into the next change, says so only through its counts.
 --
 -- Columns:
@@ -31,7 +31,7 @@
 --   hang_up_rate_after        hung_up ÷ ended, window after
 --   hang_up_rate_change       after − before
 --
--- Parameters: --days (window length, default 7); --from, --to select changes by changed_at;
+-- Parameters: --change-days (window length, default 7); --since, --until select changes by changed_at;
 -- --agent selects agents; --channel selects the conversations counted.
 
 WITH ordered AS (

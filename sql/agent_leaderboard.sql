@@ -23,7 +23,7 @@
 --   tool_failure_rate       tool_failures ÷ tool_calls
 --   small_sample            true when conversations < --min-sample: read the rates with care
 --
--- Parameters: --from, --to, --agent, --channel (filters); --early-seconds (default 10);
+-- Parameters: --since, --until, --agent, --channel (filters); --early-seconds (default 10);
 -- --min-sample (default 20).
 
 SELECT

@@ -19,7 +19,7 @@
 --   first_seen     when the first of those details was fetched (UTC)
 --   last_seen      when the latest of them was fetched (UTC)
 --
--- Parameters: --from, --to, --agent, --channel (filters; by the conversation's start).
+-- Parameters: --since, --until, --agent, --channel (filters; by the conversation's start).
 
 SELECT
   f.space,

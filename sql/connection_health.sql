@@ -29,7 +29,7 @@
 --   hang_up_rate_with_failure          hung_up ÷ ended, affected conversations
 --   hang_up_rate_without_failure       hung_up ÷ ended, calling conversations without a failure there
 --
--- Parameters: --from, --to, --agent, --channel (filters: they select the calls; every connection
+-- Parameters: --since, --until, --agent, --channel (filters: they select the calls; every connection
 -- is listed whatever they select).
 
 WITH called AS (

@@ -14,13 +14,13 @@
 --   containment_rate            completed ÷ ended: handled without a human
 --   transfer_rate               transferred ÷ ended
 --   prev_conversations          conversations of the same agent the calendar week before (empty if none,
---                               e.g. before --from)
+--                               e.g. before --since)
 --   prev_containment_rate       containment_rate of the week before
 --   prev_transfer_rate          transfer_rate of the week before
 --   containment_rate_change     containment_rate − prev_containment_rate
 --   transfer_rate_change        transfer_rate − prev_transfer_rate
 --
--- Parameters: --from, --to, --agent, --channel (filters); --tz (week boundaries).
+-- Parameters: --since, --until, --agent, --channel (filters); --tz (week boundaries).
 
 WITH weekly AS (
   SELECT

@@ -24,7 +24,7 @@
 --   deleted_at          when convoduck saw it deleted at the source (empty otherwise)
 --   summary             the API's summary (absent in confidential spaces)
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 
 SELECT
   space,

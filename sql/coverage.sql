@@ -26,7 +26,7 @@
 --
 -- Deleted conversations stay in every report: they happened. conversations.deleted_at marks them.
 --
--- Parameters: --from, --to, --agent, --channel (filters); --tz (day boundaries).
+-- Parameters: --since, --until, --agent, --channel (filters); --tz (day boundaries).
 
 -- counted once recordings are kept; whether a detail has a link was decided as it was written
 WITH recording_links AS (

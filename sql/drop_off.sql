@@ -18,7 +18,7 @@
 --                          flow); empty when the workflow is not stored or the node_key is empty
 --   is_start               the node is the workflow's start node; empty as for in_workflow
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 -- Reads the shared relations last_node_outcomes, node_visitors and flow_nodes (sql/shared/).
 
 WITH has_flow AS (

@@ -14,7 +14,7 @@
 --   conversations    ended conversations of the channel whose duration_sec is in the band
 --   share            conversations ÷ the channel's ended conversations with a duration
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 
 WITH bands(band_order, band, from_sec, to_sec) AS (
   VALUES (1, 'under 15s', 0, 15), (2, '15–30s', 15, 30), (3, '30s–1m', 30, 60), (4, '1–2m', 60, 120),

@@ -19,7 +19,7 @@
 --   p50_message_count   median of message_count
 --   p90_message_count   90th percentile of message_count
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 
 SELECT
   space,

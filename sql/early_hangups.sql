@@ -16,7 +16,7 @@
 --   avg_duration_sec       mean duration_sec of these early hang-ups
 --   avg_message_count      mean message_count of these early hang-ups
 --
--- Parameters: --from, --to, --agent, --channel (filters); --early-seconds (default 10).
+-- Parameters: --since, --until, --agent, --channel (filters); --early-seconds (default 10).
 
 WITH early AS (
   SELECT space, agent_id, last_node AS node_key,

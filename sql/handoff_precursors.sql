@@ -28,7 +28,7 @@
 --   latest_conversation_id  the most recent of the with_event conversations: one to read
 --   latest_started_at       when it started
 --
--- Parameters: --from, --to, --agent, --channel (filters); --last-turns (default 4),
+-- Parameters: --since, --until, --agent, --channel (filters); --last-turns (default 4),
 -- --slow-seconds (default 10), --loop-visits (default 2).
 
 WITH windows AS (

@@ -13,7 +13,7 @@
 --   hung_up          outcome hung_up
 --   hang_up_rate     hung_up ÷ ended
 --
--- Parameters: --from, --to, --agent, --channel (filters); --tz (weekday and hour).
+-- Parameters: --since, --until, --agent, --channel (filters); --tz (weekday and hour).
 
 WITH slots AS (
   SELECT d AS day_of_week, h AS hour

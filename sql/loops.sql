@@ -23,7 +23,7 @@
 --   hang_up_rate              hung_up ÷ conversations
 --   hang_up_rate_rest         …
 --
--- Parameters: --from, --to, --agent, --channel (filters); --loop-visits (default 2).
+-- Parameters: --since, --until, --agent, --channel (filters); --loop-visits (default 2).
 
 WITH base AS (
   SELECT conversation_key, space, agent_id, outcome

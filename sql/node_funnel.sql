@@ -22,7 +22,7 @@
 --                           flow); empty when the agent's workflow is not stored
 --   is_start                the node is the workflow's start node; empty when the workflow is not stored
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 -- Conversations without a stored detail have no node path and are left out; an agent none of
 -- whose conversations has a known node path has no rows.
 -- Reads the shared relations node_visitors and flow_nodes (sql/shared/30_*.sql).

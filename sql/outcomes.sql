@@ -22,7 +22,7 @@
 --   avg_duration_sec     mean duration_sec of the ended conversations
 --   median_duration_sec  median duration_sec of the ended conversations
 --
--- Parameters: --from, --to, --agent, --channel (filters); --tz (day boundaries).
+-- Parameters: --since, --until, --agent, --channel (filters); --tz (day boundaries).
 
 SELECT
   started_local::DATE                                                      AS day,

@@ -4,7 +4,7 @@
 -- A conversation came back when another conversation of the same space and session_ref started
 -- after it, within 24 hours of its start: a visitor who returned, often because the first
 -- conversation did not solve it. The return is looked for among every stored conversation, so
--- one after --to, or taken by another agent, counts too.
+-- one after --until, or taken by another agent, counts too.
 --
 -- Columns:
 --   space                         space of the agent
@@ -22,7 +22,7 @@
 --   came_back_after_not_completed of those, came back
 --   came_back_rate_not_completed  came_back_after_not_completed ÷ not_completed
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 
 WITH firsts AS (
   SELECT id, space, agent_id, session_ref, started_at, outcome

@@ -20,7 +20,7 @@
 --   slow_answers    answers slower than --slow-seconds
 --   slow_share      slow_answers ÷ answers
 --
--- Parameters: --from, --to, --agent, --channel (filters); --slow-seconds (default 10).
+-- Parameters: --since, --until, --agent, --channel (filters); --slow-seconds (default 10).
 
 WITH grouped AS (
   SELECT space, agent_id, channel,

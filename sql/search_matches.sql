@@ -4,7 +4,7 @@
 -- that has a matching turn. A turn matches when it holds every term of --search as `convoduck
 -- search` reads words (lower-cased, common words left out, plurals folded: docs/commands.md).
 -- Without --search the report has no rows: it is meant for a scheduled run with one query, e.g.
--- convoduck report search_matches --search "refund not received" --from yesterday --to today.
+-- convoduck report search_matches --search "refund not received" --since yesterday --until today.
 --
 -- Columns:
 --   day                      day the conversations started, in --tz

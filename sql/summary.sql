@@ -2,7 +2,7 @@
 --
 -- One row: always exactly one, the conversations that pass the filters taken together (zeros and
 -- empty rates when none does). The tiles of `report --html` show these figures, and compare them with
--- the same report run over the period of the same length just before --from.
+-- the same report run over the period of the same length just before --since.
 --
 -- Columns:
 --   conversations         conversations started in the period (ended or not)
@@ -26,7 +26,7 @@
 --   last_sync_ended_at    when the latest finished sync run ended (UTC; whatever the filters)
 --   last_sync_status      that run's status: ok, errors, failed or interrupted
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 
 WITH last_sync AS (
   SELECT ended_at, status

@@ -23,7 +23,7 @@
 --                                   that lasted more than 0 s
 --   median_caller_turns_per_minute  median over those conversations of the same pace
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 
 WITH joined AS (
   -- the counts are worked out as the conversation's turns are stored (conversation_figures)

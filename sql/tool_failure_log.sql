@@ -15,7 +15,7 @@
 --   status             the call's status (empty if the API sent none)
 --   output_redacted    what the tool returned, as JSON, with secrets redacted by the API
 --
--- Parameters: --from, --to, --agent, --channel (filters; by the conversation's start).
+-- Parameters: --since, --until, --agent, --channel (filters; by the conversation's start).
 
 SELECT
   space,

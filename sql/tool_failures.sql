@@ -22,7 +22,7 @@
 --   hang_up_rate_with_failure          hung_up ÷ ended, affected conversations
 --   hang_up_rate_without_failure       hung_up ÷ ended, calling conversations without a failure of it
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 
 SELECT
   space,

@@ -15,7 +15,7 @@
 --   conversations_visited  conversations of the agent (any outcome) that visited this node
 --   visit_transfer_rate    transfers ÷ conversations_visited: how often a visit ends in a transfer here
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 -- Reads the shared relation last_node_outcomes (sql/shared/40_last_node_outcomes.sql).
 
 SELECT

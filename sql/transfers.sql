@@ -15,7 +15,7 @@
 --                                 transferred from); ended_at when the node path is unknown
 --   avg_seconds_to_transfer       mean of the same
 --
--- Parameters: --from, --to, --agent, --channel (filters).
+-- Parameters: --since, --until, --agent, --channel (filters).
 
 SELECT
   space,

@@ -82,7 +82,7 @@ describe.each(SIZES)('alert --backtest with the example rules over planted incid
   }, 300_000);
 
   it('finds each incident in its period and group, nothing on the control space, and says what it judged', async () => {
-    const res = await runCli(['alert', '--db', db, '--rules', EXAMPLE, '--backtest', '--from', '30d', '--json']);
+    const res = await runCli(['alert', '--db', db, '--rules', EXAMPLE, '--backtest', '--since', '30d', '--json']);
     expect(res.code, res.stderr).toBe(0);
     const { episodes, rules } = JSON.parse(res.stdout) as { episodes: Episode[]; rules: Summary[] };
     const space = planted.dataset.space.slug;

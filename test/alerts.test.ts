@@ -159,7 +159,7 @@ warn_below = ${bound}
 `);
     const db = freshCopy();
     const before = sha(db);
-    const res = await runCli(['alert', '--db', db, '--rules', rules, '--backtest', '--from', new Date(from).toISOString().slice(0, 10), '--json']);
+    const res = await runCli(['alert', '--db', db, '--rules', rules, '--backtest', '--since', new Date(from).toISOString().slice(0, 10), '--json']);
     expect(res.code, res.stderr).toBe(0);
     const result = JSON.parse(res.stdout) as { episodes: { fired_at: string; cleared_at: string | null; labels: { space: string } }[] };
     const firedDays = result.episodes.flatMap((e) => {

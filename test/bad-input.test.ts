@@ -141,7 +141,7 @@ const cases: Case[] = [
     error: /^convoduck: unknown report "outcome" — did you mean outcomes\? \(report --list shows them all\)$/,
   },
   { name: 'a report name like none', args: () => ['report', 'nonsense', '--db', db, '--out', join(dir, 'r')], error: /unknown report "nonsense": available reports are abandonment, agent_changes, / },
-  { name: 'a bad report --from', args: () => ['report', '--db', db, '--from', 'last tuesday', '--out', join(dir, 'r')], error: /--from/ },
+  { name: 'a bad report --from', args: () => ['report', '--db', db, '--since', 'last tuesday', '--out', join(dir, 'r')], error: /--since/ },
   { name: 'a bad report --channel', args: () => ['report', '--db', db, '--channel', 'fax', '--out', join(dir, 'r')], error: /--channel/ },
   { name: 'an unknown time zone', args: () => ['report', '--db', db, '--tz', 'Mars/Olympus', '--out', join(dir, 'r')], error: /Mars\/Olympus/ },
   { name: 'a report --out that cannot be a folder', args: () => ['report', '--db', db, '--out', join(notDuck, 'r')], error: /cannot write into the output folder .*\(ENOTDIR\) — pass --out/ },

@@ -118,7 +118,7 @@ describe('check against a server whose times are not this machine’s', () => {
 });
 
 describe('a backfill on a server two hours behind', () => {
-  it('lists exactly its --since..--until window on the server’s times, moves no watermark, and a plain sync then stores the rest', async () => {
+  it('lists exactly its --since (inclusive) .. --until (exclusive) window on the server’s times, moves no watermark, and a plain sync then stores the rest', async () => {
     const sim = await simulator({ seed: 63, conversations: 120, clockSkewSeconds: -7200 });
     const dbPath = tempDb();
     const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
@@ -127,8 +127,9 @@ describe('a backfill on a server two hours behind', () => {
     const until = new Date(starts[20]!).toISOString();
     const backfill = await runCli(['sync', '--since', since, '--until', until, '--json'], env);
     expect(backfill.code, backfill.stderr).toBe(0);
-    expect((JSON.parse(backfill.stdout) as SyncSummary).windowTo).toBe(until);
-    const inWindow = sim.dataset.conversations.filter((c) => Date.parse(c.started_at) >= Date.parse(since) && Date.parse(c.started_at) <= Date.parse(until));
+    // --until is exclusive: the listing asks the API (whose `to` includes its end) up to the millisecond before
+    expect((JSON.parse(backfill.stdout) as SyncSummary).windowTo).toBe(new Date(Date.parse(until) - 1).toISOString());
+    const inWindow = sim.dataset.conversations.filter((c) => Date.parse(c.started_at) >= Date.parse(since) && Date.parse(c.started_at) < Date.parse(until));
     expect([...(await storedIds(dbPath))].sort()).toEqual(inWindow.map((c) => c.id).sort());
     expect(await Database.with(dbPath, (db) => db.all(`SELECT * FROM listing_watermarks`), { readOnly: true })).toEqual([]);
 

@@ -223,16 +223,16 @@ describe('agent_changes', () => {
     }
   });
 
-  it('--days and --channel set the windows and the conversations counted; --from selects changes (CLI)', async () => {
+  it('--change-days and --channel set the windows and the conversations counted; --since selects changes (CLI)', async () => {
     const out = fileDir('days');
-    const result = await runCli(['report', 'agent_changes', '--db', dbPath, '--out', out, '--days', '3', '--channel', 'voice']);
+    const result = await runCli(['report', 'agent_changes', '--db', dbPath, '--out', out, '--change-days', '3', '--channel', 'voice']);
     expect(result.code, result.stderr).toBe(0);
-    expectRows(readCsv(join(out, 'agent_changes.csv')), expected(3, 'voice'), 'agent_changes --days 3 --channel voice');
+    expectRows(readCsv(join(out, 'agent_changes.csv')), expected(3, 'voice'), 'agent_changes --change-days 3 --channel voice');
     const recent = await report('agent_changes', { from: { instant: new Date(NOW.getTime() - 3 * DAY) } });
     expect(recent.map((r) => r.agent_id)).toEqual([edited[1]!.agent.id]);
-    const bad = await runCli(['report', 'agent_changes', '--db', dbPath, '--out', out, '--days', '0']);
+    const bad = await runCli(['report', 'agent_changes', '--db', dbPath, '--out', out, '--change-days', '0']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^convoduck: --days/);
+    expect(bad.stderr).toMatch(/^convoduck: --change-days/);
   });
 });
 

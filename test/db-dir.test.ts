@@ -119,14 +119,14 @@ async function count(file: string, sql: string): Promise<number> {
 interface DirStatusJson {
   dbDir: string;
   shard?: { count: number; index: number; spaces: string[] };
-  spaces: { space: string; file: string; status: { details: { listed: number } } }[];
+  spaces: { space: string; file: string | null; status: { details: { listed: number } } | null }[];
 }
 
 describe('status --db-dir', () => {
   it('shows every space file; a shard shows the spaces shardOf gives it, and a pin in the config wins', async () => {
     const all = json<DirStatusJson>(await runCli(['status', '--db-dir', dir, '--json']));
     expect(all.shard).toBeUndefined();
-    expect(all.spaces.map((s) => [s.space, s.file, s.status.details.listed])).toEqual(
+    expect(all.spaces.map((s) => [s.space, s.file, s.status!.details.listed])).toEqual(
       sims.map((sim) => [sim.space, spaceDbPath(dir, sim.space), sim.dataset.conversations.length]),
     );
     const text = await runCli(['status', '--db-dir', dir]);
@@ -148,6 +148,26 @@ describe('status --db-dir', () => {
     const pinned = config(['shard = 0\n']);
     const zero = json<DirStatusJson>(await runCli(['status', '--db-dir', dir, '--config', pinned, '--shard-count', '2', '--shard-index', '0', '--json']));
     expect(zero.shard!.spaces).toEqual(['space-01', ...ownedBy(2, 0)].sort());
+  }, 60_000);
+
+  it('lists the config’s spaces never synced beside the files, and previews shard ownership over an empty folder', async () => {
+    const cfg = join(fileDir('never-synced'), 'spaces.toml');
+    const slugs = [...SLUGS, 'space-04'];
+    writeFileSync(cfg, slugs.map((slug) => `[[space]]\nbase_url = "http://127.0.0.1:9/api/v1"\napi_key_env = "NO_KEY_${slug.slice(-2)}"\nslug = "${slug}"\n`).join('\n'));
+    const all = json<DirStatusJson>(await runCli(['status', '--db-dir', dir, '--config', cfg, '--json']));
+    expect(all.spaces.map((s) => [s.space, s.file === null, s.status === null])).toEqual([...SLUGS.map((s) => [s, false, false]), ['space-04', true, true]]);
+    const text = await runCli(['status', '--db-dir', dir, '--config', cfg]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^db dir .*\(4 spaces shown\)$/m);
+    expect(text.stdout).toMatch(/^ {2}space-04 +- +no file yet +- +0 +0 +0 +0$/m);
+
+    const empty = fileDir('preview');
+    for (const index of [0, 1]) {
+      const res = await runCli(['status', '--db-dir', empty, '--config', cfg, '--shard-count', '2', '--shard-index', String(index), '--json']);
+      expect(res.code, res.stderr).toBe(0);
+      const owned = slugs.filter((slug) => shardOf(slug, 2) === index);
+      expect(json<DirStatusJson>(res).shard).toEqual({ count: 2, index, spaces: owned });
+    }
   }, 60_000);
 });
 
@@ -265,6 +285,7 @@ describe('bad input over --db-dir', () => {
     const cases: [string[], RegExp][] = [
       [['status', '--db-dir', join(empty, 'missing')], /does not exist/],
       [['status', '--db-dir', empty], /holds no space file/],
+      [['status', '--db-dir', empty, '--shard-count', '2', '--shard-index', '0'], /holds no space file yet — add --config FILE/],
       [['export', '--db-dir', empty, '--out', lake, '--partition-by', 'space'], /holds no space file/],
       [['forget', '--db-dir', empty, '--id', 'x'], /holds no space file/],
       [['alert', '--db-dir', empty, '--rules', join(empty, 'r.toml')], /holds no space file/],

@@ -50,6 +50,6 @@ describe('--help', () => {
     const text = res.stdout.replace(/\s+/g, ' ');
     expect(text).toContain('Exit codes: 0 nothing firing, 10 at least one alert firing');
     expect(text).toContain('CONVODUCK_ALERT_WEBHOOK_URL (or CONVODUCK_ALERT_WEBHOOK_URL_FILE');
-    for (const flag of ['--rules', '--backtest', '--from', '--at', '--check', '--json', '--metrics-file', '--webhook-format']) expect(text).toContain(flag);
+    for (const flag of ['--rules', '--backtest', '--since', '--at', '--check', '--json', '--metrics-file', '--webhook-format']) expect(text).toContain(flag);
   });
 });

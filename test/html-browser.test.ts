@@ -48,7 +48,7 @@ describe('report.html in headless Chromium', () => {
       } finally {
         await sim.close();
       }
-      const written = await runCli(['report', '--html', '--db', db, '--out', dir, '--from', '2026-11-09', '--to', '2026-11-23']);
+      const written = await runCli(['report', '--html', '--db', db, '--out', dir, '--since', '2026-11-09', '--until', '2026-11-23']);
       expect(written.code, written.stderr).toBe(0);
       page = join(dir, 'report.html');
       const root = process.getuid?.() === 0;

@@ -87,7 +87,7 @@ describe('on a demo-like dataset (3,000 conversations over 28 days, synced from 
 
   it('two weeks in Europe/Berlin: every tile, plotted value and table cell is the CSV figure; nothing loaded; under 2 MB', async () => {
     const tz = ['--tz', 'Europe/Berlin'];
-    const w = await write(db, 'demo-2w', ['--from', '2026-11-09', '--to', '2026-11-23', ...tz], ['--from', '2026-10-26', '--to', '2026-11-09', ...tz]);
+    const w = await write(db, 'demo-2w', ['--since', '2026-11-09', '--until', '2026-11-23', ...tz], ['--since', '2026-10-26', '--until', '2026-11-09', ...tz]);
     expect(w.stderr).toMatch(/^report\.html: \d+ conversations → .*report\.html\n$/);
     expect(n(w.csv('summary')[0]!.conversations)).toBeGreaterThan(1000);
     expect(n(w.previous!.conversations)).toBeGreaterThan(1000);
@@ -118,9 +118,9 @@ describe('convoduck demo', () => {
     const cwd = fileDir('demo-cwd');
     const demo = await runCli(['demo', '--conversations', '400', '--dir', 'db', '--out', 'out'], {}, cwd);
     expect(demo.code, demo.stderr).toBe(0);
-    expect(demo.stderr).toMatch(/^report: out\/report\.html \(last 14 days, compared with the 14 before\)$/m);
+    expect(demo.stderr).toMatch(/^report\.html: last 14 days, compared with the 14 before → out\/report\.html$/m);
     // one row is "1 row"
-    expect(demo.stderr).toMatch(/^report: out\/summary\.csv \(1 row\)$/m);
+    expect(demo.stderr).toMatch(/^summary: 1 row → out\/summary\.csv$/m);
     expect(demo.stderr).not.toMatch(/\(1 rows\)/);
     expect(demo.stdout).toMatch(/^Open out\/report\.html in a browser/m);
     const page = parsePage(readFileSync(join(cwd, 'out', 'report.html'), 'utf8'));
@@ -131,8 +131,8 @@ describe('convoduck demo', () => {
 
 describe('on a hand-checked dataset (support/hand-dataset.ts)', () => {
   let db: string;
-  const week = ['--from', '2026-11-09', '--to', '2026-11-16'];
-  const weekBefore = ['--from', '2026-11-02', '--to', '2026-11-09'];
+  const week = ['--since', '2026-11-09', '--until', '2026-11-16'];
+  const weekBefore = ['--since', '2026-11-02', '--until', '2026-11-09'];
   beforeAll(async () => {
     db = join(dir, 'hand.duckdb');
     await writeHandDataset(db);
@@ -220,7 +220,7 @@ describe('on a hand-checked dataset (support/hand-dataset.ts)', () => {
   });
 
   it('a period longer than 62 days is charted per week (containment_trend as it is)', async () => {
-    const w = await write(db, 'hand-long', ['--from', '2026-08-03', '--to', '2026-11-16'], ['--from', '2026-04-20', '--to', '2026-08-03']);
+    const w = await write(db, 'hand-long', ['--since', '2026-08-03', '--until', '2026-11-16'], ['--since', '2026-04-20', '--until', '2026-08-03']);
     expectPageMatchesCsv(w.page, w.csv, w.previous, 'week');
     const volume = w.page.charts.get('volume')!.marks.map((m) => `${m['week (from Monday)']} ${m.outcome} ${m.conversations}`);
     expect(volume).toEqual([
@@ -238,7 +238,7 @@ describe('on a hand-checked dataset (support/hand-dataset.ts)', () => {
 
   it('filters that match no conversation write a page that says so, with no chart', async () => {
     for (const [label, filters] of [
-      ['hand-none-period', ['--from', '2026-12-01', '--to', '2026-12-08']],
+      ['hand-none-period', ['--since', '2026-12-01', '--until', '2026-12-08']],
       ['hand-none-agent', [...week, '--agent', BETA, '--channel', 'voice']],
     ] as const) {
       const w = await write(db, label, [...filters], null);

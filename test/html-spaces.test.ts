@@ -20,8 +20,8 @@ const SPACES = [
   { slug: 'acme-prod', seed: 141, conversations: 160 },
   { slug: 'acme-staging', seed: 142, conversations: 90 },
 ] as const;
-const PERIOD = ['--from', '2026-11-09', '--to', '2026-11-23'];
-const BEFORE = ['--from', '2026-10-26', '--to', '2026-11-09'];
+const PERIOD = ['--since', '2026-11-09', '--until', '2026-11-23'];
+const BEFORE = ['--since', '2026-10-26', '--until', '2026-11-09'];
 /** The charts with one panel or bar per agent; the tool chart has one bar per tool. */
 const AGENT_CHARTS = ['agent_trend', 'endings', 'abandonment'];
 

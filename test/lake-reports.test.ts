@@ -16,7 +16,7 @@ import { scratch } from './support/scratch.js';
 const { fileDir } = scratch('lake-reports');
 const NOW = new Date('2026-11-20T12:00:00Z');
 // a fixed period: the page's period and tiles then depend on the data alone
-const PERIOD = ['--from', '2026-10-01', '--to', '2026-11-21'];
+const PERIOD = ['--since', '2026-10-01', '--until', '2026-11-21'];
 // the page's line saying the minute it was written
 const WRITTEN = /Written [^<]*\(UTC\)\./;
 

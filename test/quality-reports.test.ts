@@ -153,7 +153,7 @@ describe('quality reports with filters and parameters', () => {
   it('--from/--to/--tz/--agent select the same conversations as the other reports', async () => {
     const agents = [id('Website Chat'), id('Order Support')];
     const tz = 'Europe/Berlin';
-    const filters: ReportFilters = { tz, agents, from: parseReportTime('--from', '2026-10-25', NOW), to: parseReportTime('--to', '2026-11-02', NOW) };
+    const filters: ReportFilters = { tz, agents, from: parseReportTime('--since', '2026-10-25', NOW), to: parseReportTime('--until', '2026-11-02', NOW) };
     const got = await run(QUALITY, filters);
     // 2026-10-25 00:00 in Berlin is 22:00Z the day before (summer time); 2026-11-02 is 23:00Z
     const from = new Date('2026-10-24T22:00:00Z').getTime();

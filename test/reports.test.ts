@@ -585,8 +585,8 @@ describe('report parameters', () => {
     const tz = 'America/New_York';
     const filters: ReportFilters = {
       tz,
-      from: parseReportTime('--from', '2026-10-25', NOW),
-      to: parseReportTime('--to', '2026-11-02', NOW),
+      from: parseReportTime('--since', '2026-10-25', NOW),
+      to: parseReportTime('--until', '2026-11-02', NOW),
     };
     const { out } = await run('range', { names: ['outcomes', 'conversation_list', 'transfer_nodes'], filters });
     // 2026-10-25 00:00 EDT (UTC-4) and 2026-11-02 00:00 EST (UTC-5): the US left DST on Nov 1
@@ -609,8 +609,8 @@ describe('report parameters', () => {
     const { out } = await run('rel', {
       names: ['conversation_list', 'durations'],
       filters: {
-        from: parseReportTime('--from', instant, NOW),
-        to: parseReportTime('--to', '2d', NOW),
+        from: parseReportTime('--since', instant, NOW),
+        to: parseReportTime('--until', '2d', NOW),
         channel: 'chat',
       },
     });
@@ -626,8 +626,8 @@ describe('report parameters', () => {
       names: ['conversation_list'],
       filters: {
         tz: 'Asia/Tokyo',
-        from: parseReportTime('--from', 'yesterday', NOW),
-        to: parseReportTime('--to', 'today', NOW),
+        from: parseReportTime('--since', 'yesterday', NOW),
+        to: parseReportTime('--until', 'today', NOW),
       },
     });
     // NOW is 2026-11-06 21:00 in Tokyo (UTC+9): yesterday there began 2026-11-04T15:00Z
@@ -662,7 +662,7 @@ describe('report parameters', () => {
 
     // A filter nothing matches: every report still writes its header.
     const empty = await run('empty', {
-      filters: { from: parseReportTime('--from', '2020-01-01', NOW), to: parseReportTime('--to', '2020-01-02', NOW) },
+      filters: { from: parseReportTime('--since', '2020-01-01', NOW), to: parseReportTime('--until', '2020-01-02', NOW) },
     });
     for (const r of empty.results) {
       if (r.name === 'connection_health') {
@@ -684,9 +684,9 @@ describe('report parameters', () => {
     await expect(run('badtz', { filters: { tz: 'Mars/Olympus' } })).rejects.toThrow(InvalidInputError);
     await expect(
       run('badrange', {
-        filters: { from: parseReportTime('--from', '2026-11-02', NOW), to: parseReportTime('--to', '2026-11-01', NOW) },
+        filters: { from: parseReportTime('--since', '2026-11-02', NOW), to: parseReportTime('--until', '2026-11-01', NOW) },
       }),
-    ).rejects.toThrow(/must be before --to/);
+    ).rejects.toThrow(/must be before --until/);
     await expect(run('badname', { names: ['outcomes', 'nope'] })).rejects.toThrow(/unknown report "nope".*outcomes/);
   });
 });
@@ -827,7 +827,7 @@ describe('convoduck report (CLI)', () => {
     const cases = [
       ['report', 'outcomes', 'nonsense', '--db', dbPath],
       ['report', '--db', dbPath, '--tz', 'Nowhere/Land'],
-      ['report', '--db', dbPath, '--from', 'last tuesday'],
+      ['report', '--db', dbPath, '--since', 'last tuesday'],
       ['report', '--db', dbPath, '--channel', 'fax'],
       ['report', '--db', join(dir, 'does-not-exist.duckdb')],
     ];

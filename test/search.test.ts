@@ -65,7 +65,7 @@ interface Hit {
 }
 
 async function search(args: string[], dbPath = db): Promise<Hit[]> {
-  const result = await runCli(['search', ...args, '--json', '--db', dbPath]);
+  const result = await runCli(['search', ...args, '--format', 'json', '--db', dbPath]);
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Hit[];
 }
@@ -179,7 +179,7 @@ describe('search', () => {
     expect(first!.snippet).toBe('My «refund» was «not» «received» and the «quokka» invoice is wrong');
   });
 
-  it('prints --json rows with the documented columns and types', async () => {
+  it('prints --format json rows with the documented columns and types', async () => {
     const hits = await search(['zebra', '--limit', '3']);
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.length).toBeLessThanOrEqual(3);
@@ -203,7 +203,7 @@ describe('search', () => {
     }
   });
 
-  it('applies --speaker, --agent, --channel and --from/--to, the statistics staying those of every turn', async () => {
+  it('applies --speaker, --agent, --channel and --since/--until (and the old --from/--to), the statistics staying those of every turn', async () => {
     const turns = await turnsOf(db);
     const query = 'umbrella order help';
     const callerHits = await search([query, '--speaker', 'caller', '--limit', '100000']);
@@ -221,9 +221,19 @@ describe('search', () => {
     const starts = turns.map((t) => t.started_at.getTime()).sort((x, y) => x - y);
     const from = new Date(starts[Math.floor(starts.length / 3)]!);
     const to = new Date(starts[Math.floor((2 * starts.length) / 3)]!);
-    const windowHits = await search([query, '--from', from.toISOString(), '--to', to.toISOString(), '--limit', '100000']);
+    const windowHits = await search([query, '--since', from.toISOString(), '--until', to.toISOString(), '--limit', '100000']);
     expect(windowHits.length).toBeGreaterThan(0);
     expectSameScores(windowHits, bm25(turns, query, (t) => t.started_at >= from && t.started_at < to));
+
+    // the old names still work for a release: the same rows, and one notice line per old flag
+    const old = await runCli(['search', query, '--from', from.toISOString(), '--to', to.toISOString(), '--limit', '100000', '--json', '--db', db]);
+    expect(old.code, old.stderr).toBe(0);
+    expect(JSON.parse(old.stdout)).toEqual(windowHits);
+    expect(old.stderr.trimEnd().split('\n')).toEqual([
+      'convoduck: --from is deprecated and goes in the next release — use --since (same meaning)',
+      'convoduck: --to is deprecated and goes in the next release — use --until (same meaning)',
+      'convoduck: --json is deprecated and goes in the next release — use --format json (same meaning)',
+    ]);
   });
 
   it('keeps the index equal to one built from scratch as conversations arrive and are fetched again', async () => {
@@ -305,8 +315,8 @@ describe('search: bad input', () => {
     [['search', 'the of to'], /holds no word the index keeps/],
     [['search', 'refund', '--limit', '0'], /--limit "0"/],
     [['search', 'refund', '--speaker', 'robot'], /--speaker "robot"/],
-    [['search', 'refund', '--json', '--format', 'csv'], /--json and --format csv/],
-    [['search', 'refund', '--from', 'soonish'], /--from/],
+    [['search', 'refund', '--format', 'xml'], /--format "xml"/],
+    [['search', 'refund', '--since', 'soonish'], /--since/],
   ])('%j: one line, exit 2', async (args, error) => {
     const result = await runCli([...args, '--db', db]);
     expect(result.code, result.stderr).toBe(2);

@@ -4,7 +4,7 @@
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ConversationSummary, ListResponse } from '../src/api/types.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../src/simulator/index.js';
+import { generateDataset, startSimulator, type Simulator, type SimulatorOptions } from '../src/simulator/index.js';
 import { runCli, startCli } from './support/cli.js';
 
 const NOW = new Date('2026-03-02T12:00:00Z');
@@ -523,7 +523,17 @@ describe('convoduck simulate flags', () => {
     });
   });
 
+  it('serve the space under --slug; without it each seed has a slug of its own', async () => {
+    await withCli(['--slug', 'acme-prod'], async (base, key) => {
+      const spaces = await get(base, key, '/spaces');
+      expect(spaces.text).toContain('"slug":"acme-prod"');
+    });
+    const slugs = new Set(Array.from({ length: 200 }, (_, seed) => generateDataset({ seed, conversations: 0, now: new Date('2026-11-20T00:00:00Z') }).space.slug));
+    expect(slugs.size).toBe(200);
+  });
+
   it.each([
+    [['--slug', 'Acme Prod'], /--slug "Acme Prod" must be lower-case letters and digits/],
     [['--rate-algorithm', 'sliding'], /--rate-algorithm "sliding" is not known — use one of rolling, fixed, bucket/],
     [['--retry-after', 'never'], /--retry-after "never" is not known/],
     [['--time-format', 'unix'], /--time-format "unix" is not known — use one of as-generated, z, offset, fraction-z, fraction-offset/],

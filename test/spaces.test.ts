@@ -207,6 +207,11 @@ describe('sync --config: many spaces into one database', () => {
       `convoduck: space acme-prod: the key belongs to space ${sims[1]!.space}, not acme-prod — fix the slug (or the key) in the config`,
     ]);
     expect(existsSync(wrong.dbPath)).toBe(false);
+    // with one file per space, the space's line names it once
+    const oneWrong = job([sims[1]!], { extra: ['slug = "acme-prod"\n'] });
+    const inDir = await runCli(['sync', '--db-dir', join(tempDir(), 'spaces')], oneWrong.env);
+    expect(inDir.code).toBe(2);
+    expect(inDir.stderr).toContain(`convoduck: space acme-prod: the key belongs to space ${sims[1]!.space}, not acme-prod — fix the slug (or the key) in the config (nothing stored for this space)\n`);
     // only GET /spaces was asked of any server
     for (const sim of sims) expect(own(sim).every((r) => r.kind === 'spaces')).toBe(true);
 

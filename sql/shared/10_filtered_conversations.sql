@@ -1,6 +1,6 @@
 -- filtered_conversations: the conversations that pass the filters, with per-conversation figures
 --
--- One row: one conversation that started in [--from, --to), of an --agent (if given), on
+-- One row: one conversation that started in [--since, --until), of an --agent (if given), on
 -- --channel (if given). Every report reads the conversations through this relation, so every
 -- report sees the same ones.
 --

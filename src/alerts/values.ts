@@ -1,5 +1,5 @@
 // The values rules read, computed from the stored conversations: a report run over one period's
-// window (its shared relations created for that window, as `report --from --to` does), read per
+// window (its shared relations created for that window, as `report --since --until` does), read per
 // group; and the hours since the last conversation or successful sync at a period's end.
 
 import type { DuckDBConnection } from '@duckdb/node-api';

@@ -39,6 +39,7 @@ export interface DetailRun {
 export class DetailPhase {
   done = 0;
   total = 0;
+  /** usable details handed to the writer (stored once it commits); coerced and setAside likewise */
   fetched = 0;
   coerced = 0;
   setAside = 0;
@@ -76,6 +77,12 @@ export class DetailPhase {
       stopped: () => this.run.stopped(),
       work: (id, i) => this.fetchDetail(id, pending.storedAt(i)),
       flush: (details) => {
+        // counted when handed to the writer, which commits in order: the counters written with a
+        // batch are what that commit and the ones before it stored, so a killed run's row is true
+        const usable = details.filter((d) => d.normalised.usable);
+        this.fetched += usable.length;
+        this.coerced += usable.filter((d) => d.normalised.usable && d.normalised.coerced).length;
+        this.setAside += details.length - usable.length;
         const batch = { space: this.run.space, details, deleted: this.deleted.splice(0), errors: errors.splice(0), runId: this.run.runId };
         return writer.writeDetails({ ...batch, counters: this.run.counters() }).then(({ setAside }) => {
           this.run.recordings?.written(details);
@@ -86,14 +93,8 @@ export class DetailPhase {
         });
       },
       mustFlush: () => errors.length > 0 || this.deleted.length > 0,
-      done: (detail) => {
+      done: () => {
         this.done++;
-        if (detail?.normalised.usable) {
-          this.fetched++;
-          if (detail.normalised.coerced) this.coerced++;
-        } else if (detail) {
-          this.setAside++;
-        }
         this.run.onProgress();
       },
     });

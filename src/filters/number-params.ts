@@ -11,7 +11,8 @@ export const NUMBER_PARAMS = [
     help: 'early_hangups, agent_leaderboard: a voice hang-up within this many seconds is early' },
   { key: 'minSample', name: 'min_sample', flag: '--min-sample', defaultValue: 20,
     help: 'agent_leaderboard: flag agents with fewer conversations' },
-  { key: 'days', name: 'days', flag: '--days', defaultValue: 7,
+  // bound as $days, the name reports already use; the flag says which days (simulate's --days is its history)
+  { key: 'changeDays', name: 'days', flag: '--change-days', defaultValue: 7,
     help: 'agent_changes: compare the conversations of this many days before and after a change' },
   { key: 'slowSeconds', name: 'slow_seconds', flag: '--slow-seconds', defaultValue: 10,
     help: 'response_times, handoff_precursors: an answer that took longer than this many seconds is slow' },
@@ -26,7 +27,7 @@ export type NumberParamKey = NumberParam['key'];
 
 export const DEFAULT_EARLY_SECONDS = numberDefault('earlySeconds');
 export const DEFAULT_MIN_SAMPLE = numberDefault('minSample');
-export const DEFAULT_DAYS = numberDefault('days');
+export const DEFAULT_DAYS = numberDefault('changeDays');
 
 function numberDefault(key: NumberParamKey): number {
   return NUMBER_PARAMS.find((p) => p.key === key)!.defaultValue;

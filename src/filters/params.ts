@@ -17,7 +17,7 @@ import { NUMBER_PARAMS, type NumberParam, type NumberParamKey } from './number-p
 export { NUMBER_PARAMS, type NumberParamKey };
 
 /**
- * A `--from`/`--to` bound. A calendar day (`2026-11-01`, `today`, `yesterday`) means midnight
+ * A `--since`/`--until` bound. A calendar day (`2026-11-01`, `today`, `yesterday`) means midnight
  * in the report's time zone (--tz), so day buckets start where the range starts; any other
  * form (a date-time, `7d`, `24h`, `now`) is an exact instant.
  */
@@ -85,7 +85,7 @@ export const BIND_TYPES = {
 } as Record<ParamName, DuckDBType>;
 
 /**
- * Parses a `--from`/`--to` value: a bare date, `today` or `yesterday` is a day in --tz (resolved
+ * Parses a `--since`/`--until` value: a bare date, `today` or `yesterday` is a day in --tz (resolved
  * by the runner); everything else goes through parseTimeArg (and its error message).
  */
 export function parseReportTime(flag: string, value: string, now: Date = new Date()): TimeBound {

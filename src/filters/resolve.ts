@@ -1,5 +1,5 @@
 // The command's filters made bindable: the time zone's canonical name, and a calendar-day
-// --from/--to turned into the instant it starts in --tz (DuckDB's ICU does the zone arithmetic).
+// --since/--until turned into the instant it starts in --tz (DuckDB's ICU does the zone arithmetic).
 
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { InvalidInputError } from '../shared/errors.js';
@@ -32,7 +32,7 @@ export async function resolveParams(connection: DuckDBConnection, filters: Repor
   const to = filters.to ? await resolveBound(connection, filters.to, tz) : null;
   if (from && to && from.getTime() >= to.getTime()) {
     throw new InvalidInputError(
-      `--from (${formatInstant(from)}) must be before --to (${formatInstant(to)}): --from is inclusive, --to exclusive`,
+      `--since (${formatInstant(from)}) must be before --until (${formatInstant(to)}): --since is inclusive, --until exclusive`,
     );
   }
   const agents = filters.agents && filters.agents.length > 0 ? [...new Set(filters.agents)] : null;

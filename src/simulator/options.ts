@@ -88,6 +88,8 @@ export type RetryAfterMode = (typeof RETRY_AFTER_MODES)[number];
 export interface SimulatorOptions extends Partial<Omit<RuntimeOptions, 'latency' | 'faults'>> {
   /** default 7 */
   seed?: number;
+  /** the space's slug instead of the one drawn from the seed */
+  spaceSlug?: string;
   /** default 2000 */
   conversations?: number;
   /** the simulated "now" at start; the simulated clock then runs with real time. Default: real now */

@@ -73,6 +73,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       confidential: opts.confidential,
       exoticValues: opts.exoticValues,
       incidents: opts.incidents,
+      spaceSlug: opts.spaceSlug,
       // Fractions only show something when the instants have them.
       subSecond: opts.timeFormat !== undefined && isFractionFormat(opts.timeFormat),
     });

@@ -2,7 +2,7 @@
 // database as it is (every run, count and gap is a row; nothing is parsed out of a message).
 
 import type { Database } from '../store/database.js';
-import { NEEDS_DETAIL } from '../store/pending-details.js';
+import { MISSING_DETAIL } from '../store/pending-details.js';
 import { PUBLIC_TABLES } from '../store/schema.js';
 import { storedSpaces } from '../store/space-scope.js';
 import { formatInstant, isoUtcSql } from '../shared/time.js';
@@ -98,10 +98,10 @@ export async function detailCoverage(db: Database): Promise<StatusReport['detail
        (SELECT count(*) FROM raw_conversations WHERE detail_state = 'coerced')::BIGINT AS coerced,
        (SELECT count(*) FROM deleted_conversations)::BIGINT AS deleted,
        (SELECT count(*) FROM errored WHERE id NOT IN (SELECT id FROM usable))::BIGINT AS failing,
-       -- the condition of pendingDetails (store/pending-details.ts), counted rather than listed
+       -- pending as sync counts it (store/pending-details.ts); a detail not final yet is open, apart
        (SELECT count(*) FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
           LEFT JOIN deleted_conversations x USING (id)
-          WHERE ${NEEDS_DETAIL})::BIGINT AS pending`,
+          WHERE ${MISSING_DETAIL})::BIGINT AS pending`,
     )) ?? {};
   const listed = num(d.listed);
   const stored = num(d.stored);
@@ -164,7 +164,8 @@ export async function spaceStatuses(db: Database, watermarks: Map<string, Date>,
   const details = await db.all(
     `SELECT l.space, count(*)::BIGINT AS listed,
             count(*) FILTER (WHERE d.id IS NOT NULL AND d.invalid_reason IS NULL)::BIGINT AS stored,
-            count(*) FILTER (WHERE ${NEEDS_DETAIL})::BIGINT AS pending
+            count(*) FILTER (WHERE ${MISSING_DETAIL})::BIGINT AS pending,
+            count(*) FILTER (WHERE x.id IS NULL AND d.id IS NOT NULL AND d.invalid_reason IS NULL AND NOT coalesce(d.is_final, false))::BIGINT AS open
      FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id)
      LEFT JOIN deleted_conversations x USING (id)
      GROUP BY l.space`,
@@ -188,6 +189,7 @@ export async function spaceStatuses(db: Database, watermarks: Map<string, Date>,
       listed: num(d.listed),
       stored: num(d.stored),
       pending: num(d.pending),
+      open: num(d.open),
     };
   });
 }

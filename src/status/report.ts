@@ -75,8 +75,10 @@ export interface SpaceStatus {
   lastRun: { runId: number; status: string; stale: boolean; startedAt: string; endedAt: string | null } | null;
   listed: number;
   stored: number;
-  /** what the next sync fetches for this space (as details.pending) */
+  /** listed, no detail stored yet: the next sync fetches it (as details.pending and a sync's detailsPending) */
   pending: number;
+  /** stored, not final yet: fetched again once it ends (as openConversations.count) */
+  open: number;
 }
 
 export interface StatusReport {
@@ -108,7 +110,7 @@ export interface StatusReport {
     deleted: number;
     /** without a usable detail and with a recorded error */
     failing: number;
-    /** what the next sync fetches: missing, set aside whose list entry changed, and details of unfinished conversations */
+    /** listed, no detail stored yet (missing, or set aside and its list entry changed): the next sync fetches it; as a sync's detailsPending */
     pending: number;
     /** stored / listed (null when nothing is listed) */
     coverage: number | null;

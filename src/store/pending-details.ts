@@ -18,8 +18,11 @@ export function needsDetail(retrySetAside = false): string {
 }
 export const NEEDS_DETAIL = needsDetail();
 
-/** Over the same join: listed, not deleted, and no detail stored, or set aside and due again. */
-const MISSING_DETAIL = `(x.id IS NULL AND (d.id IS NULL OR (d.invalid_reason IS NOT NULL AND coalesce(d.listing_changed, false))))`;
+/**
+ * Over the same join: listed, not deleted, and no detail stored, or set aside and due again: what
+ * every output calls "pending" (a detail stored but not final yet is "open", counted apart).
+ */
+export const MISSING_DETAIL = `(x.id IS NULL AND (d.id IS NULL OR (d.invalid_reason IS NOT NULL AND coalesce(d.listing_changed, false))))`;
 
 /**
  * DuckDB's memory while it counts over a join of every listed id with every stored detail: below

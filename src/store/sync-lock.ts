@@ -9,8 +9,9 @@
 // monotonic clock: no two machines' clocks are ever compared.
 
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 export class SyncLockedError extends Error {
@@ -257,6 +258,7 @@ function takeOver(lockPath: string, stale: LockHolder): void {
 /** A lock this process holds: its heartbeat, and its release. */
 function holdLock(lockPath: string, holder: LockHolder, leaseMs: number): SyncLock {
   heldHere.add(lockPath);
+  removeStrayBeats(lockPath);
   const lost = new AbortController();
   let current = holder;
   const beat = setInterval(() => {
@@ -288,6 +290,21 @@ function holdLock(lockPath: string, holder: LockHolder, leaseMs: number): SyncLo
       if (onDisk !== null && sameHolder(onDisk, current)) rmSync(lockPath, { force: true });
     },
   };
+}
+
+/**
+ * Only the holder writes a heartbeat file (then renames it onto the lock): one left beside the
+ * lock is a killed holder's, cut between the write and the rename. The new holder removes them.
+ */
+function removeStrayBeats(lockPath: string): void {
+  const prefix = `${basename(lockPath)}.`;
+  try {
+    for (const name of readdirSync(dirname(lockPath))) {
+      if (name.startsWith(prefix) && name.endsWith('.beat')) rmSync(join(dirname(lockPath), name), { force: true });
+    }
+  } catch {
+    // an unreadable folder: the files stay, nothing else depends on them
+  }
 }
 
 /** Another process took this lock over: the run that held it stops. */

@@ -29,17 +29,17 @@ describe('API settings', () => {
 
 describe('flag parsers', () => {
   it('reads ISO dates, durations back from now and named days', () => {
-    expect(parseTimeArg('--from', '2026-11-01', now).toISOString()).toBe('2026-11-01T00:00:00.000Z');
-    expect(parseTimeArg('--from', '2026-11-01T08:30:00+02:00', now).toISOString()).toBe('2026-11-01T06:30:00.000Z');
+    expect(parseTimeArg('--since', '2026-11-01', now).toISOString()).toBe('2026-11-01T00:00:00.000Z');
+    expect(parseTimeArg('--since', '2026-11-01T08:30:00+02:00', now).toISOString()).toBe('2026-11-01T06:30:00.000Z');
     // a space for the T, as people and SQL write it
-    expect(parseTimeArg('--from', '2026-11-20 08:00Z', now).toISOString()).toBe('2026-11-20T08:00:00.000Z');
-    expect(parseTimeArg('--from', '2026-11-20 08:00', now)).toEqual(parseTimeArg('--from', '2026-11-20T08:00', now));
-    expect(() => parseTimeArg('--from', '2026-11-20 soon', now)).toThrow(/is not a time/);
-    expect(parseTimeArg('--from', '7d', now).toISOString()).toBe('2026-11-14T12:00:00.000Z');
-    expect(parseTimeArg('--from', '24h', now).toISOString()).toBe('2026-11-20T12:00:00.000Z');
-    expect(parseTimeArg('--from', 'yesterday', now).toISOString()).toBe('2026-11-20T00:00:00.000Z');
-    expect(() => parseTimeArg('--from', '2026-13-45', now)).toThrow(/--from "2026-13-45" is not a time/);
-    expect(() => parseTimeArg('--from', 'soon', now)).toThrow(/is not a time/);
+    expect(parseTimeArg('--since', '2026-11-20 08:00Z', now).toISOString()).toBe('2026-11-20T08:00:00.000Z');
+    expect(parseTimeArg('--since', '2026-11-20 08:00', now)).toEqual(parseTimeArg('--since', '2026-11-20T08:00', now));
+    expect(() => parseTimeArg('--since', '2026-11-20 soon', now)).toThrow(/is not a time/);
+    expect(parseTimeArg('--since', '7d', now).toISOString()).toBe('2026-11-14T12:00:00.000Z');
+    expect(parseTimeArg('--since', '24h', now).toISOString()).toBe('2026-11-20T12:00:00.000Z');
+    expect(parseTimeArg('--since', 'yesterday', now).toISOString()).toBe('2026-11-20T00:00:00.000Z');
+    expect(() => parseTimeArg('--since', '2026-13-45', now)).toThrow(/--since "2026-13-45" is not a time/);
+    expect(() => parseTimeArg('--since', 'soon', now)).toThrow(/is not a time/);
   });
   it('reads durations and positive integers', () => {
     expect(parseDurationArg('--overlap', '90m')).toBe(90 * 60_000);

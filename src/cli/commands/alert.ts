@@ -8,6 +8,7 @@ import { withDbDirOption } from '../db-dir/options.js';
 import { spaceFilesIn } from '../db-dir/space-files.js';
 import { EXIT, UsageError } from '../errors.js';
 import { parseChoice } from '../parse.js';
+import { JSON_HELP, READER_WAIT_HELP, withDeprecatedAlias } from '../grammar.js';
 import { withMetricsFile } from '../alert/metrics-file.js';
 import { customReportDir } from './report.js';
 
@@ -18,7 +19,7 @@ interface AlertFlags {
   sqlDir?: string;
   json?: boolean;
   backtest?: boolean;
-  from?: string;
+  since?: string;
   at?: string;
   check?: boolean;
   wait: string;
@@ -40,15 +41,16 @@ export function registerAlert(program: Command): void {
     .option('--rules <file>', 'the rules file (TOML; docs/alerts.example.toml is a start)')
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--sql-dir <dir>', 'also read the reports (.sql files) in this folder (default: $CONVODUCK_SQL_DIR)')
-    .option('--json', 'print the outcome as JSON on stdout')
+    .option('--json', JSON_HELP)
     .option('--check', 'only check the rules file (reports, columns, kinds, keys) and exit')
     .option('--backtest', 'replay every rule over the stored history period by period and print when it would have fired and cleared (stores nothing)')
-    .option('--from <time>', 'with --backtest: replay from this time (7d, 30d, an ISO date; default 30d)')
+    .option('--since <time>', 'with --backtest: replay the periods from this time on (30d, 7d, an ISO date; default 30d)')
     .option('--at <time>', 'judge as of this time instead of now: each rule’s latest period complete at it (a missed run played later; never before a period already judged)')
-    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .option('--wait <duration>', READER_WAIT_HELP, '30s')
     .option('--webhook-format <format>', 'notifications as alertmanager (webhook version 4) or slack (a text body)', 'alertmanager')
     .option('--webhook-timeout <duration>', 'how long to wait for the webhook to answer each notification', '10s')
     .option('--metrics-file <file>', 'after the run, write the job’s health (alerts firing, the syncs) for Prometheus to this file');
+  withDeprecatedAlias(command, { old: '--from <time>', now: '--since' });
   withDbDirOption(command)
     .addHelpText(
       'after',
@@ -56,7 +58,7 @@ export function registerAlert(program: Command): void {
 Examples:
   convoduck alert --rules alerts.toml --check
   convoduck alert --rules alerts.toml                      # after each sync, in the scheduled job
-  convoduck alert --rules draft.toml --backtest --from 30d # tune a rule before turning it on
+  convoduck alert --rules draft.toml --backtest --since 30d # tune a rule before turning it on
   convoduck alert --rules alerts.toml --at 2026-11-20T09:00Z # a missed run, played later
   convoduck alert --rules alerts.toml --db-dir /data/spaces  # every space file, each keeping its own alert states
 
@@ -100,8 +102,8 @@ async function alertAction(flags: AlertFlags): Promise<void> {
     process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
   };
   if (flags.backtest) {
-    if (flags.at !== undefined) throw new UsageError('--at is for a live run: --backtest replays every period from --from; drop one of them');
-    const from = parseTimeArg('--from', flags.from ?? '30d', now);
+    if (flags.at !== undefined) throw new UsageError('--at is for a live run: --backtest replays every period from --since; drop one of them');
+    const from = parseTimeArg('--since', flags.since ?? '30d', now);
     const { backtestAlerts } = await import('../../alerts/backtest.js');
     const results = [];
     for (const { space, file } of targets) {
@@ -112,7 +114,7 @@ async function alertAction(flags: AlertFlags): Promise<void> {
     printJson(results);
     return;
   }
-  if (flags.from !== undefined) throw new UsageError('--from is for --backtest: add --backtest, or drop --from');
+  if (flags.since !== undefined) throw new UsageError('--since is for --backtest: add --backtest, or drop --since');
   const at = flags.at === undefined ? undefined : parseTimeArg('--at', flags.at, now);
   if (at !== undefined && at.getTime() > now.getTime()) {
     throw new UsageError(`--at ${flags.at} is in the future — give a time up to now: its latest complete periods are judged`);

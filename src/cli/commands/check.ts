@@ -5,6 +5,7 @@ import { configFilePath, resolveApiSettings, withApiOptions } from '../config/se
 import { withDbDirOption, withShardOptions } from '../db-dir/options.js';
 import type { CheckFlags } from '../check/render.js';
 import { parsePositiveInt } from '../parse.js';
+import { JSON_HELP } from '../grammar.js';
 
 export function registerCheck(program: Command): void {
   const command = withApiOptions(program.command('check'))
@@ -19,7 +20,7 @@ export function registerCheck(program: Command): void {
         'or a config file (--config or CONVODUCK_CONFIG): every [[space]] of it is checked at once, each with its own key ' +
         'and budget, its findings under its slug.',
     )
-    .option('--json', 'print every finding and the measured values as one JSON object on stdout')
+    .option('--json', JSON_HELP)
     .option('--config <file>', 'check every [[space]] of this TOML file (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--max-rpm <n>', 'estimate the sync at this many requests per minute, as sync --max-rpm (a space’s max_rpm may be lower)');

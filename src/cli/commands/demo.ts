@@ -4,7 +4,7 @@ import { relative, resolve } from 'node:path';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { parsePositiveInt } from '../parse.js';
 import { formatDuration, progressPrinter } from '../sync/progress.js';
-import { loadHtmlReport } from './report-html.js';
+import { fileLine, loadHtmlReport, rowsOf } from './report-html.js';
 import { createOutputDir } from '../../shared/output-dir.js';
 
 /** The demo's report.html covers this many days (the simulator holds 28). */
@@ -57,12 +57,12 @@ export function registerDemo(program: Command): void {
             `${summary.requests} requests in ${formatDuration(summary.seconds)} → ${relative(process.cwd(), dbPath)}\n`,
         );
         const reports = await runReports({ dbPath, outDir });
-        for (const r of reports) err.write(`report: ${relative(process.cwd(), r.path)} (${r.rows} ${r.rows === 1 ? 'row' : 'rows'})\n`);
+        for (const r of reports) err.write(fileLine(r.name, rowsOf(r.rows), r.path));
         // The page covers the second half of the simulated history, so its tiles have a period to compare with.
         const now = sim.clock();
         const from = new Date(now.getTime() - DEMO_PAGE_DAYS * 86_400_000);
         page = await (await loadHtmlReport())({ dbPath, outDir, now, filters: { from: { instant: from } } });
-        err.write(`report: ${relative(process.cwd(), page.path)} (last ${DEMO_PAGE_DAYS} days, compared with the ${DEMO_PAGE_DAYS} before)\n`);
+        err.write(fileLine('report.html', `last ${DEMO_PAGE_DAYS} days, compared with the ${DEMO_PAGE_DAYS} before`, page.path));
       } finally {
         await sim.close();
       }

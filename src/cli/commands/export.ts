@@ -10,6 +10,7 @@ import { shardSpecOf } from '../db-dir/space-files.js';
 import { UsageError } from '../errors.js';
 import { formatInstant, parseDurationArg, parseTimeArg } from '../../shared/time.js';
 import { parseChoice } from '../parse.js';
+import { JSON_HELP, READER_WAIT_HELP, SINCE_HELP } from '../grammar.js';
 
 interface ExportFlags extends ShardFlags {
   db?: string;
@@ -45,11 +46,11 @@ export function registerExport(program: Command): void {
     .option('--format <format>', `file format: ${EXPORT_FORMATS.join(', ')}`, 'parquet')
     .option('--tables <list>', 'comma-separated tables to write (default: all public tables)')
     .option('--partition-by <unit>', `Hive partitions: by started_at (conversation tables), by space (every table), or both: ${PARTITION_KINDS.join(', ')}`)
-    .option('--since <time>', 'only conversations started at or after this (ISO date/time, or 7d, 24h, yesterday)')
-    .option('--json', 'print a summary as JSON on stdout')
+    .option('--since <time>', `only ${SINCE_HELP} (a date is midnight UTC)`)
+    .option('--json', JSON_HELP)
     .option('--space <slug>', 'only this space’s rows (repeatable; default: every space)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
-    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s');
+    .option('--wait <duration>', READER_WAIT_HELP, '30s');
   withShardOptions(withDbDirOption(command)).option(
     '--config <file>',
     'with --shard-count: the config whose [[space]] slugs and pins (shard = K) decide what the shard owns (default: $CONVODUCK_CONFIG)',
@@ -116,7 +117,7 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
         const summary = await exportSpaceFiles({ dir: layout.dir, only, spec, configFile: configFilePath(flags.config), export: options, onTable });
         const erased = summary.spaces.flatMap((s) => s.erasedPartitions.map((p) => `${s.space}: ${p}`));
         if (erased.length > 0) process.stderr.write(`  and the partitions that held erased conversations: ${erased.join(', ')}\n`);
-        process.stderr.write(`exported ${summary.spaces.length} space file(s) to ${summary.outDir}\n`);
+        process.stderr.write(`exported ${count(summary.spaces.length, 'space file')} to ${summary.outDir}\n`);
         if (flags.json) process.stdout.write(JSON.stringify(summary) + '\n');
         return;
       }
@@ -125,17 +126,21 @@ JSON columns (tool inputs/outputs, raw bodies) are written as strings holding JS
       if (summary.erasedPartitions.length > 0) {
         process.stderr.write(`  and the partitions that held erased conversations: ${summary.erasedPartitions.join(', ')}\n`);
       }
-      process.stderr.write(`exported ${summary.tables.length} table(s) to ${summary.outDir}\n`);
+      process.stderr.write(`exported ${count(summary.tables.length, 'table')} to ${summary.outDir}\n`);
       if (flags.json) process.stdout.write(JSON.stringify(summary) + '\n');
     });
 }
 
-function describeTable(t: TableExport): string {
-  const rows = `${t.rows} row${t.rows === 1 ? '' : 's'}`;
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+const TABLE_WIDTH = Math.max(...PUBLIC_TABLES.map((t) => t.length));
+
+/** One line per table, its columns at the same place on every line: table, rows, whether --since cut it, where. */
+export function describeTable(t: TableExport): string {
   const where = t.partitionBy
-    ? `${t.path}/ (${t.files.length} file${t.files.length === 1 ? '' : 's'} by ${t.partitionBy}` +
-      (t.keptPartitions > 0 ? `, ${t.keptPartitions} earlier partition(s) kept` : '') +
-      ')'
+    ? `${t.path}/ (${count(t.files.length, 'file')} by ${t.partitionBy}` + (t.keptPartitions > 0 ? `, ${count(t.keptPartitions, 'earlier partition')} kept` : '') + ')'
     : `${t.path}/${t.files[0]?.split('/').pop() ?? ''}`;
-  return `  ${t.table.padEnd(16)} ${rows.padStart(12)}${t.filtered ? ' (since)' : ''}  → ${where}`;
+  return `  ${t.table.padEnd(TABLE_WIDTH)}  ${count(t.rows, 'row').padStart(14)}  ${(t.filtered ? 'since' : 'whole').padEnd(5)}  → ${where}`;
 }

@@ -3,6 +3,7 @@ import { formatInstant, parseDurationArg } from '../../shared/time.js';
 import type { ForgetResult } from '../../erase/forget.js';
 import { resolveDbLayout } from '../config/db-path.js';
 import { withDbDirOption } from '../db-dir/options.js';
+import { READER_WAIT_HELP } from '../grammar.js';
 
 interface ForgetFlags {
   db?: string;
@@ -34,7 +35,7 @@ export function registerForget(program: Command): void {
     .option('--match <phone-or-email>', 'every conversation whose stored text holds this phone number or e-mail address, written or said in words (repeatable)', repeatable)
     .option('--dry-run', 'list what would be erased (id, space, started_at) and change nothing')
     .option('--out <dir>', 'also rewrite this export folder’s partitions that held them')
-    .option('--wait <duration>', 'how long to wait while another process holds the file', '30s');
+    .option('--wait <duration>', READER_WAIT_HELP, '30s');
   withDbDirOption(command)
     .addHelpText(
       'after',

@@ -11,6 +11,7 @@ import { registerSearch } from './search.js';
 import { registerSimulate } from './simulate.js';
 import { registerStatus } from './status.js';
 import { registerSync } from './sync.js';
+import { showDefaultsAsTyped } from '../grammar.js';
 
 /**
  * Each command lives in its own file and adds itself here, in the order `--help` shows them. A
@@ -30,4 +31,5 @@ export function registerCommands(program: Command): void {
   registerForget(program);
   registerDemo(program);
   registerSimulate(program);
+  showDefaultsAsTyped(program);
 }

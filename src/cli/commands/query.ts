@@ -6,6 +6,7 @@ import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { parsePositiveInt, parseRowsFormat } from '../parse.js';
+import { READER_WAIT_HELP } from '../grammar.js';
 
 interface QueryFlags {
   db?: string;
@@ -37,7 +38,7 @@ export function registerQuery(program: Command): void {
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
     .option('--db-dir <dir>', DB_DIR_HELP)
     .option('--lake <dir>', LAKE_HELP)
-    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .option('--wait <duration>', READER_WAIT_HELP, '30s')
     .option('--max-width <n>', 'table format: cut cells longer than this', '48')
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
     .option('--space <slug>', 'the tables hold only this space’s rows (repeatable)', (value: string, previous: string[] = []) => [...previous, value]);

@@ -22,6 +22,16 @@ export interface HtmlCommandOptions {
 }
 
 /** A path as the user will type it: relative to the current folder when inside it. */
+/** One written file, as report, report --html and demo print it: `NAME: WHAT → PATH`. */
+export function fileLine(name: string, what: string, path: string): string {
+  return `${name}: ${what} → ${shownPath(path)}\n`;
+}
+
+/** `N row(s)` of a report file. */
+export function rowsOf(n: number): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? 'row' : 'rows'}`;
+}
+
 export function shownPath(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
@@ -44,5 +54,5 @@ export async function reportHtml(options: HtmlCommandOptions): Promise<void> {
     withText: options.withText,
   });
   const what = result.conversations === 0 ? 'no conversations in this period' : `${result.conversations} conversations`;
-  process.stderr.write(`report.html: ${what} → ${shownPath(result.path)}\n`);
+  process.stderr.write(fileLine('report.html', what, result.path));
 }

@@ -2,7 +2,7 @@
 // one file per report.
 
 import { Option, type Command } from 'commander';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { KNOWN_CHANNELS } from '../../api/types.js';
 import { NUMBER_PARAMS } from '../../filters/number-params.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../reports/choices.js';
@@ -11,8 +11,9 @@ import { parseDurationArg } from '../../shared/time.js';
 import { DB_DIR_HELP, LAKE_HELP, resolveReadTarget } from '../config/read-target.js';
 import { resolveRedaction, withRedactOption } from '../config/redaction.js';
 import { UsageError } from '../errors.js';
+import { READER_WAIT_HELP, SINCE_HELP, UNTIL_HELP, withDeprecatedAlias } from '../grammar.js';
 import { parseChoice, parsePositiveInt } from '../parse.js';
-import { reportHtml } from './report-html.js';
+import { fileLine, reportHtml, rowsOf } from './report-html.js';
 
 interface ReportFlags {
   list?: boolean;
@@ -21,8 +22,8 @@ interface ReportFlags {
   db?: string;
   dbDir?: string;
   lake?: string;
-  from?: string;
-  to?: string;
+  since?: string;
+  until?: string;
   agent?: string[];
   channel?: string;
   tz: string;
@@ -52,21 +53,28 @@ export function registerReport(program: Command): void {
     .option('--db-dir <dir>', DB_DIR_HELP)
     .option('--lake <dir>', LAKE_HELP)
     .option('--sql-dir <dir>', 'also run the reports (.sql files) in this folder (default: $CONVODUCK_SQL_DIR)')
-    .option('--from <time>', 'conversations started at or after: ISO date or date-time, 7d, 24h, yesterday… (a date is midnight in --tz)')
-    .option('--to <time>', 'conversations started before (exclusive); same forms as --from')
+    .option('--since <time>', `${SINCE_HELP} (a date is midnight in --tz)`)
+    .option('--until <time>', UNTIL_HELP)
     .option('--agent <id>', 'only this agent (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--channel <channel>', `only this channel: ${KNOWN_CHANNELS.join(' or ')}`)
     .option('--space <slug>', 'only this space (repeatable; default: every space of the database)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--tz <zone>', 'time zone of day, week and hour buckets (IANA name)', 'UTC');
-  for (const p of NUMBER_PARAMS) command.option(`${p.flag} <n>`, `${p.help} (default ${p.defaultValue})`);
   command
-    .option('--search <words>', 'search_matches: the query whose matching turns are counted per day (without it, that report has no rows)')
     .option('--raw', 'CSV: keep text cells that look like spreadsheet formulas as they are')
     .option('--excel', 'CSV: add a UTF-8 byte-order mark and use CRLF line ends')
     .option('--html', 'write one self-contained page, report.html, with KPI tiles, charts and tables instead')
     .option('--with-text', 'HTML: show the failed tool calls’ outputs too (the page shows no free text by default)')
-    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s');
-  withRedactOption(command)
+    .option('--wait <duration>', READER_WAIT_HELP, '30s');
+  withRedactOption(command);
+  // the settings of one report each, apart in --help: most runs never need them
+  command.optionsGroup('Options of one report each:');
+  for (const p of NUMBER_PARAMS) command.option(`${p.flag} <n>`, `${p.help} (default: ${p.defaultValue})`);
+  command.option('--search <words>', 'search_matches: the query whose matching turns are counted per day (without it, that report has no rows)');
+  command.optionsGroup('Options:');
+  withDeprecatedAlias(command, { old: '--from <time>', now: '--since' });
+  withDeprecatedAlias(command, { old: '--to <time>', now: '--until' });
+  withDeprecatedAlias(command, { old: '--days <n>', now: '--change-days' });
+  command
     .addHelpText(
       'after',
       `
@@ -93,8 +101,8 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
       if (flags.withText && !flags.html) throw new UsageError('--with-text is for the page: add --html, or drop --with-text');
       const redaction = resolveRedaction(flags.redact);
       const filters = {
-        from: flags.from === undefined ? null : parseReportTime('--from', flags.from, now),
-        to: flags.to === undefined ? null : parseReportTime('--to', flags.to, now),
+        from: flags.since === undefined ? null : parseReportTime('--since', flags.since, now),
+        to: flags.until === undefined ? null : parseReportTime('--until', flags.until, now),
         agents: flags.agent ?? [],
         channel: flags.channel === undefined ? null : parseChoice('--channel', flags.channel, KNOWN_CHANNELS),
         tz: flags.tz,
@@ -121,11 +129,7 @@ Exit codes: 0 ok, 1 a report failed or the database stayed busy for longer than 
         customSqlDir,
         lockTimeoutMs,
         onWait,
-        onReport: (r) => {
-          const rel = relative(process.cwd(), r.path);
-          const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : r.path;
-          process.stderr.write(`${r.name}: ${r.rows} ${r.rows === 1 ? 'row' : 'rows'} → ${shown}\n`);
-        },
+        onReport: (r) => process.stderr.write(fileLine(r.name, rowsOf(r.rows), r.path)),
       });
     });
 }

@@ -7,6 +7,7 @@ interface SimulateFlags {
   port: string;
   conversations: string;
   seed: string;
+  slug?: string;
   days: string;
   recordingLinkSeconds: string;
   rateLimit: string;
@@ -115,6 +116,7 @@ export function registerSimulate(program: Command): void {
     .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', '8080')
     .option('--conversations <n>', 'conversations in the history', '5000')
     .option('--seed <n>', 'seed of the generated data and of the API key', '7')
+    .option('--slug <slug>', 'the space’s slug (default: drawn from the seed, e.g. vandelay-support-7)')
     .option('--days <n>', 'days of history, ending now', '28')
     .option('--latency-ms <n>', 'delay before every response', '0')
     .option('--confidential', 'confidential space: no summary, transcript or recording_url')
@@ -187,6 +189,9 @@ More examples:
       const conversations = wholeNumber('--conversations', flags.conversations, 0, 5_000_000);
       const seed = wholeNumber('--seed', flags.seed, 0, 0xffffffff);
       const days = wholeNumber('--days', flags.days, 1, 3650);
+      if (flags.slug !== undefined && !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(flags.slug)) {
+        throw new UsageError(`--slug ${JSON.stringify(flags.slug)} must be lower-case letters and digits, words joined by "-", e.g. acme-prod`);
+      }
       const recordingLinkSeconds = wholeNumber('--recording-link-seconds', flags.recordingLinkSeconds, 0, 604_800);
       const rateLimit = wholeNumber('--rate-limit', flags.rateLimit, 1, 1_000_000_000);
       const windowMs = wholeNumber('--window-ms', flags.windowMs, 1, 86_400_000);
@@ -222,6 +227,7 @@ More examples:
         sim = await startSimulator({
           port,
           seed,
+          ...(flags.slug !== undefined ? { spaceSlug: flags.slug } : {}),
           conversations,
           days,
           rateLimit,

@@ -6,6 +6,7 @@ import { shardSpecOf } from '../db-dir/space-files.js';
 import { UsageError } from '../errors.js';
 import { parseDurationArg } from '../../shared/time.js';
 import { parsePositiveInt } from '../parse.js';
+import { JSON_HELP, READER_WAIT_HELP } from '../grammar.js';
 
 interface StatusFlags extends ShardFlags {
   db?: string;
@@ -28,13 +29,13 @@ export function registerStatus(program: Command): void {
         'still in progress, and recorded errors grouped by stage and HTTP status. Read-only; works ' +
         'while a sync runs.',
     )
-    .option('--json', 'print the status as JSON (for scripts and monitoring)')
+    .option('--json', JSON_HELP)
     .option('--runs <n>', 'how many recent runs to show', '5')
     .option('--db <file>', 'DuckDB file (default: $CONVODUCK_DB or ./convoduck.duckdb)')
-    .option('--wait <duration>', 'how long to wait while another process (a sync) holds the file', '30s')
+    .option('--wait <duration>', READER_WAIT_HELP, '30s')
     .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value]);
   withShardOptions(withDbDirOption(command))
-    .option('--config <file>', 'with --shard-count: the config whose [[space]] slugs and pins (shard = K) decide what the shard owns (default: $CONVODUCK_CONFIG)')
+    .option('--config <file>', 'with --db-dir: also show the [[space]]s of this config not synced yet; with --shard-count, its pins (shard = K) decide what the shard owns (default: $CONVODUCK_CONFIG)')
     .addHelpText(
       'after',
       `
@@ -45,6 +46,7 @@ Examples:
   convoduck status --json | jq '.listingGaps'     # [] when every listing added up
   convoduck status --space acme-prod              # one space of a multi-space database
   convoduck status --db-dir /data/spaces          # every space file of the folder
+  convoduck status --db-dir /data/spaces --config spaces.toml   # and the config's spaces not synced yet
   convoduck status --db-dir /data/spaces --shard-count 3 --shard-index 1 --json | jq '.shard.spaces'`,
     )
     .action(async (flags: StatusFlags) => {

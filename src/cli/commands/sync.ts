@@ -11,6 +11,7 @@ import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from 
 import { interruptible, parseRunFlags } from '../sync/flags.js';
 import { resolveRedactAtRest, storedRedacted } from '../config/redaction.js';
 import { withMetricsFile } from '../alert/metrics-file.js';
+import { JSON_HELP, SINCE_HELP, UNTIL_HELP } from '../grammar.js';
 
 export function registerSync(program: Command): void {
   withApiOptions(program.command('sync'))
@@ -28,8 +29,8 @@ export function registerSync(program: Command): void {
     .option('--shard-count <n>', 'this job has N shards: crawl only the config’s spaces this shard owns (by slug, or a space’s shard = K)')
     .option('--shard-index <i>', 'this process’s shard, 0 … N−1 (default: $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it)')
     .option('--details <mode>', 'all | none | outcomes to fetch first, e.g. failed,transferred', 'all')
-    .option('--since <time>', 'list conversations started at or after this (ISO date/time, or 7d, 24h, yesterday)')
-    .option('--until <time>', 'list conversations started at or before this (a backfill: the watermark stays)')
+    .option('--since <time>', `list only ${SINCE_HELP} (a date is midnight UTC)`)
+    .option('--until <time>', `list only ${UNTIL_HELP} (a backfill: the watermark stays)`)
     .option('--full', 're-list everything instead of starting from the watermark')
     .option('--retry-set-aside', 'fetch again every detail set aside (after an upgrade, or once the API is fixed)')
     .option('--overlap <duration>', 'how far before the watermark an incremental run starts listing', '1h')
@@ -40,8 +41,8 @@ export function registerSync(program: Command): void {
     .option('--erase-deleted', 'after the sync, erase conversations deleted at the source (as `forget` does)')
     .option('--redact-at-rest', 'redact each conversation before it is stored, for good (key: $CONVODUCK_REDACT_KEY[_FILE]; default: $CONVODUCK_REDACT_AT_REST)')
     .option('--no-redact-at-rest', 'do not, even when CONVODUCK_REDACT_AT_REST is set (refused for a space stored redacted)')
-    .option('--wait <duration>', 'while another sync writes the database, wait up to this long for it (default: skip this run at once, exit 75)')
-    .option('--json', 'print the run summary as JSON on stdout')
+    .option('--wait <duration>', 'while another sync writes the database, wait up to this long for it to end (default: skip this run at once, exit 75: the sync already running fetches the same conversations, and a scheduler’s next run follows)')
+    .option('--json', JSON_HELP)
     .option('--config <file>', 'crawl every [[space]] of this TOML file into the database (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space of the config (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--metrics-file <file>', 'after the run, whatever its outcome, write the job’s health for Prometheus (textfile collector format) to this file')
@@ -53,7 +54,7 @@ Examples:
   export CONVODUCK_API_KEY=np_...            # or: --api-key-file ~/.config/convoduck/key
   convoduck sync                             # first run: everything; then incremental
   convoduck sync --details failed,transferred --max-rpm 45
-  convoduck sync --since 2026-10-01 --until 2026-11-01   # backfill October (--until is inclusive)
+  convoduck sync --since 2026-10-01 --until 2026-11-01   # backfill October (--until is exclusive)
   convoduck sync --json > last-run.json      # for schedulers
   convoduck sync --config spaces.toml        # every [[space]] of the file, at once, into one database
   convoduck sync --config spaces.toml --space acme-prod

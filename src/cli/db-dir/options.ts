@@ -4,8 +4,10 @@ import type { Command } from 'commander';
 
 export const DB_DIR_HELP = 'a folder of one DuckDB file per space, DIR/<slug>.duckdb (default: $CONVODUCK_DB_DIR); instead of --db';
 
+/** --db-dir; "instead of --db" only on a command that has --db (added before it). */
 export function withDbDirOption(command: Command): Command {
-  return command.option('--db-dir <dir>', DB_DIR_HELP);
+  const hasDb = command.options.some((o) => o.long === '--db');
+  return command.option('--db-dir <dir>', hasDb ? DB_DIR_HELP : DB_DIR_HELP.replace(/; instead of --db$/, ''));
 }
 
 /** --shard-count / --shard-index, and --config for the spaces' pins (`shard = K`). */

@@ -78,16 +78,22 @@ export function ownedFiles<T extends { slug: string }>(
 }
 
 /**
- * The spaces of the folder a command works on: the files, with a config (read only when sharding)
- * also its spaces that have no file yet; then those of --space; then those the shard owns.
+ * The spaces of the folder a command works on: the files, with a config (read when sharding, or
+ * always with `configSpaces`) also its spaces that have no file yet; then those of --space; then
+ * those the shard owns. With a config read, an empty or missing folder is its spaces before their
+ * first sync (status previews what each shard will own).
  */
 export function scopedSpaceFiles(
   dir: string,
-  options: { only?: readonly string[]; spec: ShardSpec | null; configFile: string | null },
+  options: { only?: readonly string[]; spec: ShardSpec | null; configFile: string | null; configSpaces?: boolean },
 ): { spaces: SpaceFile[]; scope: ShardScope | null } {
-  const files: SpaceFile[] = spaceFilesIn(dir);
+  const readConfig = options.configFile !== null && (options.spec !== null || options.configSpaces === true);
+  if (!readConfig && options.spec !== null && (!existsSync(dir) || listSpaceDbs(dir).length === 0)) {
+    throw new UsageError(`--db-dir ${dir} holds no space file yet — add --config FILE (or set CONVODUCK_CONFIG) to see which of its spaces each shard owns`);
+  }
+  const files: SpaceFile[] = readConfig ? (existsSync(dir) ? listSpaceDbs(dir) : []) : spaceFilesIn(dir);
   let pins = new Map<string, number | undefined>();
-  if (options.spec !== null && options.configFile !== null) {
+  if (readConfig && options.configFile !== null) {
     pins = configPins(options.configFile);
     for (const slug of pins.keys()) if (!files.some((f) => f.slug === slug)) files.push({ slug, path: null });
     files.sort((a, b) => a.slug.localeCompare(b.slug));

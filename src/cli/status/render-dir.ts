@@ -16,9 +16,9 @@ export function renderDirStatus(s: DirStatus): string {
   if (s.shard) out.push(`shard      ${describeScope(s.shard)}`);
   if (s.spaces.length === 0) return out.join('\n') + '\n';
   const rows = s.spaces.map(({ space, status }) => {
-    if (status === null) return [space, '-', 'no file yet', '-', '0', '0', '0'];
+    if (status === null) return [space, '-', 'no file yet', '-', '0', '0', '0', '0'];
     const own = status.spaces.find((sp) => sp.space === space) ?? status.spaces[0];
-    return own ? spaceRow({ ...own, space }, status.syncRunning) : [space, '-', 'none yet', '-', '0', '0', '0'];
+    return own ? spaceRow({ ...own, space }, status.syncRunning) : [space, '-', 'none yet', '-', '0', '0', '0', '0'];
   });
   out.push('', ...spaceGrid(rows).map((line) => `  ${line}`));
   if (s.spaces.length > 1) out.push(`  ${tallySpaces(dirSpaceStates(s.spaces))}`);

@@ -111,7 +111,7 @@ export function renderStatus(s: StatusReport): string {
       thousands(r.throttled),
     ]);
     for (const line of grid(
-      ['run', ...(many ? ['space'] : []), 'started', 'took', 'status', 'listed', 'details', 'errors', 'requests', 'throttled'],
+      ['run', ...(many ? ['space'] : []), 'started', 'took', 'status', 'listed', 'stored', 'errors', 'requests', 'throttled'],
       rows,
       [true, ...(many ? [false] : []), false, true, false, true, true, true, true, true],
     )) {
@@ -138,7 +138,7 @@ export function renderStatus(s: StatusReport): string {
     'details',
     `  listed ${thousands(d.listed)}, stored ${thousands(d.stored)}${pct} (coerced ${thousands(d.coerced)}), missing ${thousands(d.missing)}, ` +
       `set aside ${thousands(d.setAside)}, deleted at the source ${thousands(d.deleted)}, failing ${thousands(d.failing)}`,
-    `  pending ${thousands(d.pending)} (fetched by the next sync: missing, set aside whose listing changed, or not final when fetched)`,
+    `  pending ${thousands(d.pending)} (no detail stored yet: missing, or set aside whose listing changed; fetched by the next sync)`,
     '',
   );
   const r = s.recordings;
@@ -151,7 +151,7 @@ export function renderStatus(s: StatusReport): string {
   out.push(
     o.count === 0
       ? 'open       no conversation in progress'
-      : `open       ${thousands(o.count)} conversation${o.count === 1 ? '' : 's'} not final, oldest started ${shortTime(o.oldestStartedAt)}` +
+      : `open       ${thousands(o.count)} conversation${o.count === 1 ? '' : 's'} not final (stored; fetched again once final), oldest started ${shortTime(o.oldestStartedAt)}` +
           (o.olderThan24h > 0 ? `; ${thousands(o.olderThan24h)} started over 24 h ago` : ''),
     '',
   );
@@ -210,22 +210,23 @@ export function spaceState(sp: Pick<SpaceStatus, 'lastRun'> | null): SpaceState 
   }
 }
 
-/** A space's line of the spaces table: slug, watermark, last run, its status, listed, stored, pending. */
+/** A space's line of the spaces table: slug, watermark, last run, its status, listed, stored, pending, open. */
 export function spaceRow(sp: SpaceStatus, sync: StatusReport['syncRunning']): string[] {
   const run = sp.lastRun;
   const state = run === null ? '-' : run.stale ? 'running? (killed)' : run.status === 'running' && sync ? 'running' : run.status;
   return [
     sp.space,
     shortTime(sp.watermark),
-    run === null ? 'none yet' : `${run.runId} ${shortTime(run.startedAt)}`,
+    run === null ? 'none yet' : `${shortTime(run.startedAt)} (run ${run.runId})`,
     state,
     thousands(sp.listed),
     thousands(sp.stored),
     thousands(sp.pending),
+    thousands(sp.open),
   ];
 }
 
 /** The spaces table, its rows from spaceRow. */
 export function spaceGrid(rows: string[][]): string[] {
-  return grid(['space', 'watermark', 'last run', 'status', 'listed', 'stored', 'pending'], rows, [false, false, false, false, true, true, true]);
+  return grid(['space', 'watermark', 'last run', 'status', 'listed', 'stored', 'pending', 'open'], rows, [false, false, false, false, true, true, true, true]);
 }

@@ -31,7 +31,7 @@ export interface DirStatusOptions {
 
 export async function readDirStatus(options: DirStatusOptions): Promise<DirStatus> {
   const { getStatus } = await import('../../status/read-status.js');
-  const { spaces, scope } = scopedSpaceFiles(options.dir, { only: options.only, spec: options.spec, configFile: options.configFile });
+  const { spaces, scope } = scopedSpaceFiles(options.dir, { only: options.only, spec: options.spec, configFile: options.configFile, configSpaces: true });
   const out: SpaceFileStatus[] = [];
   // one file at a time: each read waits for its own file's sync, as `status --db` does
   for (const s of spaces) {

@@ -109,7 +109,7 @@ export function describeSummary(s: SyncSummary, dbPath: string): string {
   const lines = [
     `sync ${s.status === 'ok' ? 'done' : s.status} in ${formatDuration(s.seconds)} → ${dbPath}`,
     `  space ${s.space}, window ${s.windowFrom ?? 'beginning'} .. ${s.windowTo}`,
-    `  ${s.conversationsListed} conversations listed, ${s.detailsFetched} details fetched, ${s.detailsPending} still pending`,
+    `  ${s.conversationsListed} conversations listed, ${s.detailsFetched} details stored, ${s.detailsPending} pending (no detail stored yet)`,
     `  ${s.requests} requests, ${s.throttled} throttled, ${s.retries} retried, ${s.errors} errors`,
   ];
   const unexpected = describeUnexpectedData(s);

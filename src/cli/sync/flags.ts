@@ -53,8 +53,9 @@ export function parseRunFlags(flags: RunFlags, now: Date): RunSettings {
     );
   }
   const since = flags.since ? parseTimeArg('--since', flags.since, now) : undefined;
-  const until = flags.until ? parseTimeArg('--until', flags.until, now) : undefined;
-  if (since && until && since > until) throw new UsageError('--since is after --until: swap them');
+  // --until is exclusive, as on every command; the API's `to` includes its end, so list up to the millisecond before
+  const until = flags.until ? new Date(parseTimeArg('--until', flags.until, now).getTime() - 1) : undefined;
+  if (since && until && since > until) throw new UsageError('--since is not before --until: --since is inclusive, --until exclusive — swap them');
   if (flags.full && since) throw new UsageError('--full and --since contradict each other: use one');
   const overlapMs = parseDurationArg('--overlap', flags.overlap);
   const maxRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;

@@ -175,6 +175,8 @@ function shardOf(scope: SyncScope): { shard?: { count: number; index: number; sp
 /** The one line a space that did not end well gets (null when it did). */
 function lineOf(o: RunSpaceOutcome, settings: SpaceSettings): string | null {
   const name = o.summary || o.counters || settings.slug !== undefined ? `space ${o.space}` : settings.label;
+  // an error that already names its space (`space X: …`) is said once
+  const said = (err: unknown) => [name, settings.label].reduce((text, n) => (text.startsWith(`${n}: `) ? text.slice(n.length + 2) : text), firstLine(err));
   switch (o.status) {
     case 'ok':
       return null;
@@ -183,9 +185,9 @@ function lineOf(o: RunSpaceOutcome, settings: SpaceSettings): string | null {
       return `${name}: the API refused its key${status}: check ${settings.keySource} — skipped; the other spaces ran`;
     }
     case 'unreachable':
-      return `${name}: the API could not be asked for the space: ${firstLine(o.error)} — skipped; the next run tries again`;
+      return `${name}: the API could not be asked for the space: ${said(o.error)} — skipped; the next run tries again`;
     case 'failed':
-      return `${name}: sync failed: ${firstLine(o.error)} (what was fetched is kept; run sync again to resume)`;
+      return `${name}: sync failed: ${said(o.error)} (what was fetched is kept; run sync again to resume)`;
     case 'interrupted':
       return `${name}: sync interrupted: what was fetched is kept; run sync again to resume`;
     case 'skipped': {
@@ -194,7 +196,7 @@ function lineOf(o: RunSpaceOutcome, settings: SpaceSettings): string | null {
       return `${name}: another convoduck sync (${holderName(err.pid, err.host)}) is already writing ${o.dbPath}${waited}: skipped by this run, left to it (--wait DURATION waits for it)`;
     }
     case 'usage':
-      return `${name}: ${firstLine(o.error)} (nothing stored for this space)`;
+      return `${name}: ${said(o.error)} (nothing stored for this space)`;
     case 'errors': {
       if (o.summary?.listingGap) return `${name}: ${describeListingGap(o.summary.listingGap).replace(/^convoduck: /, '')}`;
       return `${name}: ${o.summary ? problemOf(o.summary) : 'errors recorded'}`;

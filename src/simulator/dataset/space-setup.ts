@@ -52,11 +52,12 @@ export function setUpSpace(seed: number, nowMs: number, days: number, slugOverri
   const rng = new Rng(hashSeed(seed, 0xca7a));
   const [companySlug, companyName] = rng.pick(COMPANIES);
   const domain = `${companySlug}.example`;
-  const drawn = `${companySlug}-${rng.pick(SLUG_SUFFIXES)}`;
-  const slug = slugOverride ?? drawn;
+  const suffix = rng.pick(SLUG_SUFFIXES);
+  // the seed in the slug: 32 company-suffix pairs are shared by many seeds, a space's slug is its own
+  const slug = slugOverride ?? `${companySlug}-${suffix}-${seed}`;
   const space: Space = {
     slug,
-    name: `${companyName} ${slug.split('-')[1]!.replace(/^./, (c) => c.toUpperCase())}`,
+    name: `${companyName} ${suffix.replace(/^./, (c) => c.toUpperCase())}`,
     llm_options: LLM_OPTIONS.map((id) => ({ id })),
   };
   const metaTs = (minDaysAgo: number, maxDaysAgo: number): number =>
