@@ -10,7 +10,7 @@ import { ApiError, type ApiClient } from '../api/client.js';
 import type { ConversationSummary } from '../api/types.js';
 import { MAX_PER_PAGE } from '../api/types.js';
 import { describeShortWindow, recordListingGaps, type ShortWindow } from '../store/listing-gaps.js';
-import { previousCountExcess, recordCountExcess } from '../store/count-excess.js';
+import { recordCountExcess, sameShortfallAsBefore } from '../store/count-excess.js';
 import { countMissingDetails } from '../store/pending-details.js';
 import { DEFAULT_OVERLAP_MS, getListedNewest, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
 import { finishRun, recordErrors, recordRunClock, startRun, updateRun, type RunCounters, type SyncErrorRecord } from '../store/sync-runs.js';
@@ -225,24 +225,9 @@ export class SyncRun {
       onPage: () => this.report(),
       aborted: () => this.aborted,
       concurrency: this.options.concurrency ?? 32,
-      trustShortfall: (window, counted, served, seen) => this.sameShortfallAsBefore(window, counted - served, seen),
-    });
-  }
-
-  /**
-   * A server whose count is off for good serves the same conversations against the same count
-   * run after run: trusted when the space's run before ended its listing short by as many, and
-   * every conversation stored in the window was served again (a listing that shifted between
-   * pages loses some, or differs in number, and is narrowed down as any short window).
-   */
-  private async sameShortfallAsBefore(window: { fromMs: number | null; toMs: number }, shortfall: number, seen: ReadonlyMap<string, number>): Promise<boolean> {
-    return this.writer.write(async (db) => {
-      if ((await previousCountExcess(db, this.space, this.runId)) !== shortfall) return false;
-      const from = window.fromMs === null ? null : new Date(window.fromMs);
-      for await (const stored of storedInWindow(db, this.space, from, new Date(window.toMs))) {
-        if (stored.startedMs >= (window.fromMs ?? -Infinity) && stored.startedMs <= window.toMs && !seen.has(stored.id)) return false;
-      }
-      return true;
+      // a count off for good: trusted once the space's run before found the same shortfall (count-excess.ts)
+      trustShortfall: (window, counted, served, seen) =>
+        this.writer.write((db) => sameShortfallAsBefore(db, { space: this.space, runId: this.runId, window, shortfall: counted - served, seen })),
     });
   }
 

@@ -4,6 +4,7 @@
 // once a run finds the shortfall the space's run before found, and `status` says the count is off.
 
 import type { Database } from './database.js';
+import { storedInWindow, type TimeWindow } from './watermark.js';
 
 /** The run's listing ended: the server counted `excess` more conversations than it served in its window. */
 export async function recordCountExcess(db: Database, runId: number, excess: number): Promise<void> {
@@ -22,6 +23,26 @@ export async function previousCountExcess(db: Database, space: string, runId: nu
     [space, runId],
   );
   return row ? Number(row.excess) : null;
+}
+
+/**
+ * Whether to trust a window whose listing fell `shortfall` short: a server whose count is off for
+ * good serves the same conversations against the same count run after run, so the space's run
+ * before ended its listing short by as many, and every conversation stored in the window was
+ * served again (`seen`, started_at in ms by id). A listing that shifted between pages loses some,
+ * or differs in number, and is narrowed down as any short window.
+ */
+export async function sameShortfallAsBefore(
+  db: Database,
+  run: { space: string; runId: number; window: TimeWindow; shortfall: number; seen: ReadonlyMap<string, number> },
+): Promise<boolean> {
+  const { space, runId, window, shortfall, seen } = run;
+  if ((await previousCountExcess(db, space, runId)) !== shortfall) return false;
+  const from = window.fromMs === null ? null : new Date(window.fromMs);
+  for await (const stored of storedInWindow(db, space, from, new Date(window.toMs))) {
+    if (stored.startedMs >= (window.fromMs ?? -Infinity) && stored.startedMs <= window.toMs && !seen.has(stored.id)) return false;
+  }
+  return true;
 }
 
 /** A space whose latest listed run trusted what the server served against a count that was higher. */
