@@ -91,6 +91,17 @@ async function attempt(link: string, t: DownloadTarget): Promise<DownloadOutcome
   const answered = await follow(link, t);
   if ('state' in answered) return answered;
   const { res } = answered;
+  try {
+    return await store(res, t);
+  } catch (err) {
+    // a throw before the body was taken (the disk's free space, say): the body is let go all the same
+    await discard(res.body);
+    throw err;
+  }
+}
+
+/** The answer that is not a redirect: refused, or its body into the file. */
+async function store(res: Dispatcher.ResponseData, t: DownloadTarget): Promise<DownloadOutcome> {
   if (res.statusCode !== 200) {
     await discard(res.body);
     return { state: 'refused', status: res.statusCode, reason: `the recording host answered ${res.statusCode}` };
@@ -147,7 +158,7 @@ async function follow(link: string, t: DownloadTarget): Promise<{ res: Dispatche
   try {
     url = new URL(link);
   } catch {
-    return { state: 'failed', reason: 'the recording link is not a URL' , final: true };
+    return { state: 'failed', reason: 'the recording link is not a URL', final: true };
   }
   const home = url.origin;
   let away = false;
@@ -173,15 +184,15 @@ async function follow(link: string, t: DownloadTarget): Promise<{ res: Dispatche
     if (!REDIRECT_STATUSES.has(res.statusCode)) return { res };
     await discard(res.body);
     const location = headerOf(res, 'location');
-    if (location === null) return { state: 'failed', reason: `${url.host} answered ${res.statusCode} with no Location to follow` , final: true };
-    if (hop >= MAX_REDIRECTS) return { state: 'failed', reason: `more than ${MAX_REDIRECTS} redirects (the last from ${url.host})` , final: true };
+    if (location === null) return { state: 'failed', reason: `${url.host} answered ${res.statusCode} with no Location to follow`, final: true };
+    if (hop >= MAX_REDIRECTS) return { state: 'failed', reason: `more than ${MAX_REDIRECTS} redirects (the last from ${url.host})`, final: true };
     let next: URL;
     try {
       next = new URL(location, url);
     } catch {
-      return { state: 'failed', reason: `${url.host} redirected to ${JSON.stringify(location)}, which is not a URL` , final: true };
+      return { state: 'failed', reason: `${url.host} redirected to ${JSON.stringify(location)}, which is not a URL`, final: true };
     }
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') return { state: 'failed', reason: `${url.host} redirected to a ${next.protocol} link` , final: true };
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') return { state: 'failed', reason: `${url.host} redirected to a ${next.protocol} link`, final: true };
     url = next;
     if (url.origin !== home) away = true;
   }
