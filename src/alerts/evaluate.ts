@@ -20,6 +20,8 @@ export interface Evaluation {
   level: Level;
   bound: number | null;
   expected: number | null;
+  /** the rule's volume column for the group (0 when it had no row); null without one */
+  volume: number | null;
 }
 
 const WEEK_MS = 7 * 24 * 3_600_000;
@@ -66,7 +68,7 @@ export class Evaluator {
           : rule.kind === 'change'
             ? judgeChange(rule, value, history)
             : judgeAnomaly(rule, value, history);
-      out.push({ rule, labels, key, window, value, ...judgement });
+      out.push({ rule, labels, key, window, value, volume: rule.volumeColumn === null ? null : (now?.volume ?? 0), ...judgement });
     }
     return out;
   }
@@ -81,7 +83,7 @@ export class Evaluator {
     return values.map((v) => {
       const labels = { space: v.space };
       const usual = rule.of === 'sync' || v.recent >= rule.usualMin;
-      return { rule, labels, key: groupKey(labels), window, value: v.hours, ...judgeFreshness(rule, v.hours, usual) };
+      return { rule, labels, key: groupKey(labels), window, value: v.hours, volume: null, ...judgeFreshness(rule, v.hours, usual) };
     });
   }
 }

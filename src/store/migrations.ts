@@ -2,7 +2,7 @@
 // database.ts runs the ones a file lacks when it opens it. Columns are added, never renamed; a
 // table whose definition must change is copied (recreate()).
 
-import { ALERTS_DDL } from './alert-tables.js';
+import { ALERT_VOLUME_MIGRATION, ALERTS_DDL } from './alert-tables.js';
 import { ERASURES_DDL } from './erasures.js';
 import { REDACTION_AT_REST_DDL } from './redaction-at-rest.js';
 import { RECORDINGS_DDL } from './recordings.js';
@@ -156,4 +156,5 @@ export const MIGRATIONS: Readonly<Record<number, string>> = {
       ALTER TABLE erasures ADD COLUMN IF NOT EXISTS recording_deleted BOOLEAN;`,
   // the load facts of each stored detail, exported beside the conversation tables (load-state.ts)
   19: LOAD_STATE_VIEW_SQL,
+  20: ALERT_VOLUME_MIGRATION, // each evaluation's volume, for the counts a notification gives
 };
