@@ -37,6 +37,8 @@ export interface AlertFacts {
   expected: number | null;
   /** the bound crossed (the episode's, for a resolved alert) */
   bound: number | null;
+  /** which side of the bound the firing value went: above or below it */
+  side: 'above' | 'below';
   firingSince: Date;
   resolvedAt: Date | null;
   /** the page or report showing the numbers; null when none is set */
@@ -119,8 +121,7 @@ function distance(f: AlertFacts): string {
 function boundText(f: AlertFacts): string {
   if (f.bound === null) return f.level;
   if (f.kind === 'freshness') return `${f.level} from ${valueText(f, f.bound)}`;
-  const side = f.value !== null && f.value < f.bound ? 'below' : 'above';
-  return `${f.level} ${side} ${valueText(f, f.bound)}`;
+  return `${f.level} ${f.side} ${valueText(f, f.bound)}`;
 }
 
 /**
@@ -133,7 +134,7 @@ export function summaryText(f: AlertFacts): string {
   const head = `${whereText(f.labels)}: ${measured(f)} ${when}${distance(f)}${usual}`;
   if (f.status === 'firing') return `${head}; ${boundText(f)}`;
   const since = periodText(f.period, f.firingSince).replace(/^(on|in the) /, '');
-  return `Resolved: ${head}; was ${boundText({ ...f, value: null })} since ${since}`;
+  return `Resolved: ${head}; was ${boundText(f)} since ${since}`;
 }
 
 /** The facts as name → text, for annotations and details: the figures in the column's terms. */
