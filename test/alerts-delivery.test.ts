@@ -314,3 +314,39 @@ describe('pagerduty: Events API v2', () => {
     expect(badLink.stderr).toMatch(/^convoduck: --external-url holds a user or password/);
   }, 300_000);
 });
+
+describe('schema 20', () => {
+  it('a database of schema 19 gets alert_evaluations.volume: empty in the rows before, each rule’s volume after', async () => {
+    const db = join(dir, `copy-${++copies}.duckdb`);
+    copyFileSync(golden, db);
+    const at = new Date(TODAY - DAY).toISOString();
+    expect((await runCli(['alert', '--db', db, '--rules', rules(2, 2, 100), '--at', at])).code).toBe(0);
+    await Database.with(db, async (d) => {
+      await d.run(`ALTER TABLE alert_evaluations DROP COLUMN volume`);
+      await d.run(`UPDATE convoduck_meta SET value = '19' WHERE key = 'schema_version'`);
+    });
+    const res = await runCli(['alert', '--db', db, '--rules', rules(2, 2, 100), '--at', new Date(TODAY).toISOString()]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('from schema 19 to 20');
+    const rows = await Database.with(db, (d) => d.all(`SELECT period_start, rule, group_key, volume FROM alert_evaluations ORDER BY ALL`), { readOnly: true });
+    const before = rows.filter((r) => new Date(r.period_start as Date).getTime() < YESTERDAY);
+    const after = rows.filter((r) => new Date(r.period_start as Date).getTime() === YESTERDAY);
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((r) => r.volume === null)).toBe(true);
+    // the volume rule has no volume column; the connection rule's volume is each connection's calls
+    expect(after.filter((r) => r.rule === 'volume').map((r) => r.volume)).toEqual([null]);
+    const calls = await Database.with(
+      db,
+      (d) =>
+        d.all(
+          `SELECT t.connection_id AS id, count(*)::DOUBLE AS calls FROM tool_calls c JOIN tools t ON t.slug = c.slug
+           WHERE c.called_at >= ?::TIMESTAMPTZ AND c.called_at < ?::TIMESTAMPTZ GROUP BY 1`,
+          [new Date(YESTERDAY).toISOString(), new Date(TODAY).toISOString()],
+        ),
+      { readOnly: true },
+    );
+    const stored = after.filter((r) => r.rule === 'tool-failures' && (r.volume as number) > 0);
+    expect(stored.length).toBeGreaterThan(0);
+    for (const r of stored) expect(r.volume).toBe(calls.find((c) => c.id === (JSON.parse(r.group_key as string) as { connection_id: string }).connection_id)?.calls);
+  }, 300_000);
+});
