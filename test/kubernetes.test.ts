@@ -29,6 +29,7 @@ import {
   type PodRun,
 } from './support/k8s-manifests.js';
 import { scratch } from './support/scratch.js';
+import { alertmanagerShape, startWebhookReceiver } from './support/webhook-receiver.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 
 const { simulator, tempDir } = scratch('kubernetes');
@@ -299,9 +300,28 @@ describe('docs/kubernetes.md: the Indexed Job played on this machine', () => {
     }
 
     // the report CronJob, then the same reports from one process that syncs the same spaces into one file
+    // its Secrets as the k8s-secrets recipe creates them: the webhook's URL a loopback receiver's,
+    // and a rule that fires on every space (none has a conversation since the hour began)
     const rep = containerOf(reports().spec.jobTemplate.spec);
-    const repRun = await startPod(mapPaths(rep.script, folders), { ...env, ...manifestEnv(rep) }, root).done;
+    for (const m of rep.volumeMounts) {
+      folders[m.mountPath] ??= join(root, 'volumes', m.name);
+      mkdirSync(folders[m.mountPath]!, { recursive: true });
+    }
+    const receiver = await startWebhookReceiver('k8s-hook-token', 'up', alertmanagerShape);
+    let repRun: Awaited<ReturnType<typeof startPod>['done']>;
+    try {
+      writeFileSync(mapPaths('/etc/convoduck/webhook/url', folders), `${receiver.url}\n`);
+      const alerts = mapPaths('/etc/convoduck/config/alerts.toml', folders);
+      writeFileSync(alerts, `${readFileSync(alerts, 'utf8')}\n[[rule]]\nname = "quiet-since-the-hour"\nkind = "freshness"\nof = "conversations"\nperiod = "hour"\nwarn_hours = 0\nusual_min = 0\n`);
+      const repEnv = Object.fromEntries(Object.entries(manifestEnv(rep)).map(([k, v]) => [k, mapPaths(v, folders)]));
+      repRun = await startPod(mapPaths(rep.script, folders), { ...env, ...repEnv }, root).done;
+    } finally {
+      await receiver.close();
+    }
     expect(repRun.code, repRun.stderr).toBe(0);
+    expect(receiver.refused).toEqual([]);
+    const posted = receiver.accepted.filter((b) => b.alerts[0]!.labels.alertname === 'quiet-since-the-hour');
+    expect(posted.map((b) => b.alerts[0]!.labels.space).sort(), 'one firing post per space file, to the URL of the Secret').toEqual(sims.map((s) => s.space).sort());
     const out = mapPaths('/data/reports', folders);
     expect(existsSync(join(out, 'report.html'))).toBe(true);
     const one = join(root, 'one.duckdb');
