@@ -23,6 +23,7 @@ const DAY_TEXT = new Date(YESTERDAY).toISOString().slice(0, 10);
 const LINK = 'https://reports.example.com/convoduck/report.html';
 const ROUTING_KEY = 'R0ut1ngK3yOfTh1sIntegrat1on00042'; // 32 characters, as PagerDuty's are
 const TOKEN = 'hook-token-5150';
+const RUNBOOK = 'https://wiki.example.com/runbooks/tool-failures';
 
 let sim: Simulator;
 let dir: string;
@@ -49,6 +50,7 @@ const rules = (warnAbove: number, errorAbove: number, change: number) => {
 [[rule]]
 name = "tool-failures"
 description = "Tool calls through this connection fail far more than usual"
+runbook_url = "${RUNBOOK}"
 report = "connection_health"
 column = "failure_rate"
 group = ["space", "connection_id", "connection_name"]
@@ -114,6 +116,7 @@ interface Expected {
   resolvedSummary: string;
   annotations: Record<string, string>;
   where: string;
+  runbook: string | null;
 }
 
 /** What each alert's notification must say, from the counts above. */
@@ -133,6 +136,7 @@ async function expectedAlerts(db: string): Promise<Expected[]> {
       level,
       description: 'Tool calls through this connection fail far more than usual',
       where: `${c.name} (${c.space})`,
+      runbook: RUNBOOK,
       summary: `${measured}; ${level} above ${bound}`,
       resolvedSummary: `Resolved: ${measured}; was ${level} above ${bound} since ${DAY_TEXT}`,
       annotations: { value: percent(rate), bound, volume: `${c.calls} calls`, count: String(c.failures), period, firing_since: since, measure: 'failure_rate of report connection_health' },
@@ -151,6 +155,7 @@ async function expectedAlerts(db: string): Promise<Expected[]> {
     level: 'warn',
     description: 'Far more or fewer conversations than the days before',
     where: sim.space,
+    runbook: null,
     summary: `${measured}; warn ${side} ${figure(bound)}`,
     resolvedSummary: `Resolved: ${measured}; was warn ${side} ${figure(bound)} since ${DAY_TEXT}`,
     annotations: { value: String(value), expected: figure(usual), bound: figure(bound), period, firing_since: since, measure: 'conversations of report outcomes' },
@@ -189,7 +194,7 @@ describe('alertmanager: the webhook payload, version 4', () => {
       const mine = bodies.filter((b) => JSON.stringify((b.alerts as { labels: object }[])[0]!.labels) === JSON.stringify(labels));
       expect(mine.map((b) => b.status), e.summary).toEqual(['firing', 'resolved']);
       const [firing, resolved] = mine as [Record<string, unknown>, Record<string, unknown>];
-      const annotations = { summary: e.summary, description: e.description, ...e.annotations };
+      const annotations = { summary: e.summary, description: e.description, ...(e.runbook ? { runbook_url: e.runbook } : {}), ...e.annotations };
       expect(firing).toEqual({
         version: '4',
         groupKey: `{}:{alertname="${e.rule}"}`,
@@ -237,7 +242,7 @@ describe('slack: Block Kit', () => {
       const counts = e.annotations.count ? `${e.annotations.count} of ${e.annotations.volume}` : null;
       const tail = [
         { type: 'section', text: { type: 'mrkdwn', text: `>${e.description}` } },
-        { type: 'context', elements: [{ type: 'mrkdwn', text: `<${LINK}|The report with these numbers>` }] },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: `<${LINK}|The report with these numbers>${e.runbook ? `  ·  <${e.runbook}|Runbook>` : ''}` }] },
       ];
       expect(firing).toEqual({
         text: `${e.level.toUpperCase()} ${e.summary}`,
@@ -291,7 +296,7 @@ describe('pagerduty: Events API v2', () => {
         },
         client: 'convoduck',
         client_url: LINK,
-        links: [{ href: LINK, text: 'The report with these numbers' }],
+        links: [{ href: LINK, text: 'The report with these numbers' }, ...(e.runbook ? [{ href: e.runbook, text: 'Runbook' }] : [])],
       });
       expect(resolve).toEqual({ routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: dedup });
     }
@@ -299,7 +304,7 @@ describe('pagerduty: Events API v2', () => {
     expect(readFileSync(db).includes(ROUTING_KEY)).toBe(false);
   }, 300_000);
 
-  it('refuses the routing key as a flag, and a run without one, in one line (exit 2)', async () => {
+  it('refuses the routing key as a flag, a run without one, a link with a password and a runbook that is no address, in one line (exit 2)', async () => {
     const db = join(dir, `copy-${++copies}.duckdb`);
     copyFileSync(golden, db);
     const asFlag = await runCli(['alert', '--db', db, '--rules', rules(0, 0.3, 0.0001), '--webhook-format', 'pagerduty', '--pagerduty-routing-key', ROUTING_KEY]);
@@ -309,6 +314,11 @@ describe('pagerduty: Events API v2', () => {
     const none = await runCli(['alert', '--db', db, '--rules', rules(0, 0.3, 0.0001), '--webhook-format', 'pagerduty']);
     expect(none.code).toBe(2);
     expect(none.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^convoduck: --webhook-format pagerduty needs the routing key — /)]);
+    const badRunbook = join(dir, 'bad-runbook.toml');
+    writeFileSync(badRunbook, readFileSync(rules(0, 0.3, 0.0001), 'utf8').replace(RUNBOOK, 'wiki/runbooks'));
+    const refused = await runCli(['alert', '--rules', badRunbook, '--check']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toMatch(/^convoduck: .*bad-runbook\.toml line 5: rule "tool-failures": runbook_url "wiki\/runbooks" is not an http\(s\) address/);
     const badLink = await runCli(['alert', '--db', db, '--rules', rules(0, 0.3, 0.0001), '--external-url', 'https://user:pw@reports.example.com/']);
     expect(badLink.code).toBe(2);
     expect(badLink.stderr).toMatch(/^convoduck: --external-url holds a user or password/);

@@ -125,7 +125,7 @@ export async function alertFacts(
     firingSince: state.firing_since,
     resolvedAt: status === 'resolved' ? state.resolved_at : null,
     link: context.link,
-    runbookUrl: null,
+    runbookUrl: rule?.runbookUrl ?? null,
     detectedAt: now,
     fingerprint: fingerprintOf(state.rule, state.group_key),
   };
