@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { figure, percent } from '../src/alerts/message.js';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
+import { SCHEMA_VERSION } from '../src/store/schema.js';
 import { runCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';
 import { alertmanagerShape, pagerdutyShape, slackShape, startWebhookReceiver, type ShapeCheck } from './support/webhook-receiver.js';
@@ -325,6 +326,9 @@ describe('pagerduty: Events API v2', () => {
   }, 300_000);
 });
 
+/** The schema version whose migration adds alert_evaluations.volume. */
+const VOLUME_SCHEMA = 20;
+
 describe('schema 20', () => {
   it('a database of schema 19 gets alert_evaluations.volume: empty in the rows before, each rule’s volume after', async () => {
     const db = join(dir, `copy-${++copies}.duckdb`);
@@ -333,11 +337,11 @@ describe('schema 20', () => {
     expect((await runCli(['alert', '--db', db, '--rules', rules(2, 2, 100), '--at', at])).code).toBe(0);
     await Database.with(db, async (d) => {
       await d.run(`ALTER TABLE alert_evaluations DROP COLUMN volume`);
-      await d.run(`UPDATE convoduck_meta SET value = '19' WHERE key = 'schema_version'`);
+      await d.run(`UPDATE convoduck_meta SET value = ? WHERE key = 'schema_version'`, [String(VOLUME_SCHEMA - 1)]);
     });
     const res = await runCli(['alert', '--db', db, '--rules', rules(2, 2, 100), '--at', new Date(TODAY).toISOString()]);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stderr).toContain('from schema 19 to 20');
+    expect(res.stderr).toContain(`from schema ${VOLUME_SCHEMA - 1} to ${SCHEMA_VERSION}`);
     const rows = await Database.with(db, (d) => d.all(`SELECT period_start, rule, group_key, volume FROM alert_evaluations ORDER BY ALL`), { readOnly: true });
     const before = rows.filter((r) => new Date(r.period_start as Date).getTime() < YESTERDAY);
     const after = rows.filter((r) => new Date(r.period_start as Date).getTime() === YESTERDAY);
