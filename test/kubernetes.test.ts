@@ -29,6 +29,7 @@ import {
   type PodRun,
 } from './support/k8s-manifests.js';
 import { scratch } from './support/scratch.js';
+import { alertmanagerShape, startWebhookReceiver } from './support/webhook-receiver.js';
 import { expectStoreMatches } from './support/store-vs-simulator.js';
 
 const { simulator, tempDir } = scratch('kubernetes');
@@ -167,6 +168,30 @@ describe('docs/kubernetes.md: the manifests as written', () => {
     expect(lines.some((l) => /^convoduck report .*--html.*--lake /.test(l))).toBe(true);
   });
 
+  it('the report CronJob reads the alert webhook from a Secret created beside the others; Secret files are 0440 read as kubectl reads YAML', () => {
+    const secretsRecipe = recipe(DOC, 'k8s-secrets');
+    const created = new Map([...secretsRecipe.matchAll(/kubectl create secret generic (\S+)((?:\s+\\?\s*--from-file=\S+)+)/g)].map((m) => [m[1]!, [...m[2]!.matchAll(/--from-file=([^=\s]+)/g)].map((f) => f[1]!)]));
+    const rep = reports().spec.jobTemplate.spec;
+    const pod = containerOf(rep);
+    expect(commandLines(pod.script).some((l) => /^convoduck alert /.test(l))).toBe(true);
+    const file = manifestEnv(pod).CONVODUCK_ALERT_WEBHOOK_URL_FILE;
+    expect(file, 'the report pod names the webhook URL file').toBeDefined();
+    const mount = pod.volumeMounts.find((m) => file!.startsWith(`${m.mountPath}/`));
+    expect(mount, `a volume is mounted where ${file} is`).toBeDefined();
+    expect(mount!.readOnly).toBe(true);
+    const volume = rep.template.spec.volumes.find((v) => v.name === mount!.name)!;
+    const secret = volume.secret!.secretName;
+    expect(created.get(secret), `kubectl create secret generic ${secret} in the k8s-secrets recipe`).toContain(file!.slice(mount!.mountPath.length + 1));
+    // the URL is only ever a file of a Secret: never a literal value in the manifest
+    expect(manifestEnv(pod).CONVODUCK_ALERT_WEBHOOK_URL).toBeUndefined();
+    // every Secret the pods mount is created by the recipe, and the files of a Secret with a mode are 0440 (octal)
+    const volumes = [sync(), reports()].flatMap((c) => c.spec.jobTemplate.spec.template.spec.volumes);
+    const withMode = volumes.filter((v) => v.secret?.defaultMode !== undefined);
+    expect(withMode.map((v) => v.name).sort()).toEqual(['keys', 'webhook']);
+    for (const v of withMode) expect(v.secret!.defaultMode, v.name).toBe(0o440);
+    for (const v of volumes) if (v.secret) expect([...created.keys()], v.secret.secretName).toContain(v.secret.secretName);
+  });
+
   it('every convoduck command line of the manifests parses with the built CLI', async () => {
     // Run in an empty sandbox: whatever else it says (no config, no lake yet), a command line that
     // does not parse says so with its --help hint, which no other refusal carries.
@@ -275,9 +300,28 @@ describe('docs/kubernetes.md: the Indexed Job played on this machine', () => {
     }
 
     // the report CronJob, then the same reports from one process that syncs the same spaces into one file
+    // its Secrets as the k8s-secrets recipe creates them: the webhook's URL a loopback receiver's,
+    // and a rule that fires on every space (none has a conversation since the hour began)
     const rep = containerOf(reports().spec.jobTemplate.spec);
-    const repRun = await startPod(mapPaths(rep.script, folders), { ...env, ...manifestEnv(rep) }, root).done;
+    for (const m of rep.volumeMounts) {
+      folders[m.mountPath] ??= join(root, 'volumes', m.name);
+      mkdirSync(folders[m.mountPath]!, { recursive: true });
+    }
+    const receiver = await startWebhookReceiver('k8s-hook-token', 'up', alertmanagerShape);
+    let repRun: Awaited<ReturnType<typeof startPod>['done']>;
+    try {
+      writeFileSync(mapPaths('/etc/convoduck/webhook/url', folders), `${receiver.url}\n`);
+      const alerts = mapPaths('/etc/convoduck/config/alerts.toml', folders);
+      writeFileSync(alerts, `${readFileSync(alerts, 'utf8')}\n[[rule]]\nname = "quiet-since-the-hour"\nkind = "freshness"\nof = "conversations"\nperiod = "hour"\nwarn_hours = 0\nusual_min = 0\n`);
+      const repEnv = Object.fromEntries(Object.entries(manifestEnv(rep)).map(([k, v]) => [k, mapPaths(v, folders)]));
+      repRun = await startPod(mapPaths(rep.script, folders), { ...env, ...repEnv }, root).done;
+    } finally {
+      await receiver.close();
+    }
     expect(repRun.code, repRun.stderr).toBe(0);
+    expect(receiver.refused).toEqual([]);
+    const posted = receiver.accepted.filter((b) => b.alerts[0]!.labels.alertname === 'quiet-since-the-hour');
+    expect(posted.map((b) => b.alerts[0]!.labels.space).sort(), 'one firing post per space file, to the URL of the Secret').toEqual(sims.map((s) => s.space).sort());
     const out = mapPaths('/data/reports', folders);
     expect(existsSync(join(out, 'report.html'))).toBe(true);
     const one = join(root, 'one.duckdb');

@@ -3,13 +3,13 @@
 // key file → a temp file), then run once each the way their scheduler runs them. The "install" is
 // a bin folder with a `convoduck` link to the built CLI, which is what `npm install -g` leaves.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Simulator } from '../src/simulator/index.js';
-import { CLI } from './support/cli.js';
+import { CLI, startCli } from './support/cli.js';
 import { Database } from '../src/store/database.js';
 import { place, recipe } from './support/doc-recipes.js';
 import { scratch } from './support/scratch.js';
@@ -79,6 +79,39 @@ function expectReports(dir: string): void {
 }
 
 const storeOf = (sim: Simulator) => ({ conversations: sim.dataset.conversations, detail: (id: string) => sim.dataset.detail(id) });
+
+const EXAMPLE_RULES = join(ROOT, 'docs/alerts.example.toml');
+
+/** The rules the alert step evaluated into the database (none: the step did not run). */
+async function rulesEvaluated(db: string): Promise<string[]> {
+  const rows = await Database.with(db, (d) => d.all(`SELECT DISTINCT rule FROM alert_evaluations ORDER BY rule`), { readOnly: true });
+  return rows.map((r) => String(r.rule));
+}
+const EXAMPLE_RULE_NAMES = [...readFileSync(EXAMPLE_RULES, 'utf8').matchAll(/^name = "([^"]+)"/gm)].map((m) => m[1]!).sort();
+/** The alert step ran (it stored evaluations of the example rules), or did not (none at all). */
+function expectAlertStep(evaluated: string[], ran: boolean): void {
+  if (!ran) return void expect(evaluated, 'no alert step').toEqual([]);
+  expect(evaluated.length, 'the alert step evaluated the example rules').toBeGreaterThan(0);
+  for (const rule of evaluated) expect(EXAMPLE_RULE_NAMES).toContain(rule);
+}
+
+/**
+ * Another sync writing `db` (started by hand beside the scheduler): slow details keep it syncing;
+ * resolves once it holds the sync lock. `stop()` ends it (SIGTERM) and waits.
+ */
+async function syncHolding(sim: Simulator, db: string, cwd: string): Promise<{ stop: () => Promise<void> }> {
+  const run = startCli(['sync', '--db', db], { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey }, cwd);
+  const lock = `${db}.sync-lock`;
+  const deadline = Date.now() + 30_000;
+  while (!existsSync(lock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(existsSync(lock), 'the other sync took the sync lock').toBe(true);
+  return {
+    async stop() {
+      run.child.kill('SIGTERM');
+      await run.done;
+    },
+  };
+}
 
 // ---------- what a recipe may say: only real commands and flags, never a key ----------
 
@@ -222,7 +255,13 @@ const serviceText = () => recipe('docs/scheduling.md', 'systemd-service');
 const timerText = () => recipe('docs/scheduling.md', 'systemd-timer');
 
 function service(sim: Simulator, m: ReturnType<typeof machine>) {
-  const text = place(serviceText(), { '/var/lib/convoduck': join(m.root, 'var/lib/convoduck'), [HOST]: sim.baseUrl, '/etc/convoduck/key': m.key, '/usr/local/bin': m.bin });
+  const text = place(serviceText(), {
+    '/var/lib/convoduck': join(m.root, 'var/lib/convoduck'),
+    [HOST]: sim.baseUrl,
+    '/etc/convoduck/key': m.key,
+    '/etc/convoduck/alerts.toml': EXAMPLE_RULES,
+    '/usr/local/bin': m.bin,
+  });
   const options = { stateRoot: join(m.root, 'var/lib'), credentialsDir: join(m.root, 'credentials'), home: m.home };
   return { unit: parseUnit(text), options, state: join(m.root, 'var/lib/convoduck') };
 }
@@ -240,7 +279,10 @@ describe('the systemd service and timer', () => {
     // The key comes as a credential, never in the unit; the stop timeout outlasts convoduck's 3 s.
     expect(values(unit, 'Service', 'Environment').join(' ')).not.toMatch(/API_KEY/);
     expect(timeSpanMs(values(unit, 'Service', 'TimeoutStopSec').at(-1)!)).toBeGreaterThan(3_000);
-    expect(expectDocumentedInvocations(values(unit, 'Service', 'ExecStart').join('\n'))).toBe(2);
+    // the sync starts; the alert and the reports run after it only when it succeeded (exit 0, or 1)
+    expect(expectDocumentedInvocations(values(unit, 'Service', 'ExecStart').join('\n'))).toBe(1);
+    expect(expectDocumentedInvocations(values(unit, 'Service', 'ExecStartPost').join('\n'))).toBe(2);
+    expect(values(unit, 'Service', 'SuccessExitStatus')).toEqual(['1']);
 
     // Skipped only where the binary is missing: this image has it.
     const which = spawnSync('which', ['systemd-analyze'], { encoding: 'utf8' });
@@ -252,13 +294,18 @@ describe('the systemd service and timer', () => {
     expect({ status: r.status, out: r.stdout + r.stderr }).toEqual({ status: 0, out: '' });
   });
 
-  it('syncs, then writes every report, with the key from LoadCredential=', async () => {
+  it('syncs, then evaluates the alerts and writes every report, with the key from LoadCredential=', async () => {
     const sim = await simulator();
     const m = machine(sim);
     const { unit, options, state } = service(sim, m);
     const { result, steps } = await runService(unit, options).done;
-    expect(steps.map((s) => s.code), steps.map((s) => s.stderr).join('\n')).toEqual([0, 0]);
+    expect(steps.map((s) => [s.line.argv[2], s.code === 10 ? 0 : s.code]), steps.map((s) => s.stderr).join('\n')).toEqual([
+      ['sync', 0],
+      ['alert', 0],
+      ['report', 0],
+    ]);
     expect(result).toBe('success');
+    expectAlertStep(await rulesEvaluated(join(state, 'convoduck.duckdb')), true);
     expect(summaries(steps[0]!.stdout)).toEqual([expect.objectContaining({ status: 'ok', exitCode: 0 })]);
     await expectStoreMatches(join(state, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(state, 'reports'));
@@ -269,13 +316,33 @@ describe('the systemd service and timer', () => {
     breakOne(sim);
     const m = machine(sim);
     const { unit, options, state } = service(sim, m);
-    const { steps } = await runService(unit, options).done;
-    expect(steps.map((s) => [s.line.argv[2], s.code])).toEqual([
+    const { steps, result } = await runService(unit, options).done;
+    expect(steps.map((s) => [s.line.argv[2], s.code === 10 ? 0 : s.code])).toEqual([
       ['sync', 1],
+      ['alert', 0],
       ['report', 0],
     ]);
+    expect(result).toBe('success');
     expect(summaries(steps[0]!.stdout)).toEqual([expect.objectContaining({ status: 'errors', exitCode: 1 })]);
     expectReports(join(state, 'reports'));
+  }, 300_000);
+
+  it('a sync skipped because another one writes the database (exit 75): no alert, no reports', async () => {
+    const sim = await simulator({ latency: { detailMs: 2_000 } });
+    const m = machine(sim);
+    const { unit, options, state } = service(sim, m);
+    mkdirSync(state, { recursive: true });
+    const other = await syncHolding(sim, join(state, 'convoduck.duckdb'), m.home);
+    try {
+      const { steps, result } = await runService(unit, options).done;
+      expect(steps.map((s) => [s.line.argv[2], s.code])).toEqual([['sync', 75]]);
+      expect(result).toBe('exit-code');
+      expect(summaries(steps[0]!.stdout)).toEqual([expect.objectContaining({ status: 'skipped', exitCode: 75 })]);
+    } finally {
+      await other.stop();
+    }
+    expect(existsSync(join(state, 'reports')), 'no reports after a skipped sync').toBe(false);
+    expectAlertStep(await rulesEvaluated(join(state, 'convoduck.duckdb')), false);
   }, 300_000);
 
   it('systemctl stop: the sync exits 130 before TimeoutStopSec= would SIGKILL it, and no report starts', async () => {
@@ -312,6 +379,8 @@ function at(doc: Yaml | undefined, ...path: (string | number)[]): Yaml | undefin
 const asMap = (y: Yaml | undefined): Record<string, Yaml> => (y && typeof y === 'object' && !Array.isArray(y) ? y : {});
 const asList = (y: Yaml | undefined): Yaml[] => (Array.isArray(y) ? y : []);
 const INSTALL = 'npm ci && npm install -g .';
+/** The steps after the sync that a skipped sync (exit 75) skips, as the cron line does. */
+const SKIPPED_SYNC_CONDITION = "${{ !cancelled() && steps.sync.outputs.exit_code != '75' }}";
 
 /** Runs one shell step with the CI's bare environment plus the given variables. */
 function ciShell(shell: string[], script: string, m: ReturnType<typeof machine>, vars: Record<string, string>, cwd: string) {
@@ -339,26 +408,44 @@ describe('the GitHub Actions workflow', () => {
     expect(String(at(all[upload]!, 'with', 'path')).split('\n')).toEqual(expect.arrayContaining(['sync.json', 'reports/']));
     expect(at(all[sync]!, 'env', 'CONVODUCK_API_KEY')).toBe('${{ secrets.CONVODUCK_API_KEY }}');
     expect(text.match(/CONVODUCK_API_KEY/g)).toHaveLength(2);
-    expect(expectDocumentedInvocations(all.map((s) => String(s.run ?? '')).join('\n'))).toBe(2);
+    expect(expectDocumentedInvocations(all.map((s) => String(s.run ?? '')).join('\n'))).toBe(3);
+    // the alert step after the sync, before the reports, skipped with them after a skipped sync (75)
+    const alerts = index((s) => /convoduck alert/.test(String(s.run)));
+    const reports = index((s) => /convoduck report/.test(String(s.run)));
+    expect([sync < alerts, alerts < reports]).toEqual([true, true]);
+    expect(all[sync]!.id).toBe('sync');
+    for (const i of [alerts, reports]) expect(all[i]!.if).toBe(SKIPPED_SYNC_CONDITION);
+    expect(at(all[alerts]!, 'env', 'CONVODUCK_ALERT_WEBHOOK_URL')).toBe('${{ secrets.CONVODUCK_ALERT_WEBHOOK_URL }}');
   });
 
-  /** The run: steps in order as the runner does (bash -eo pipefail; if: decides after a failure). */
+  /**
+   * The run: steps in order as the runner does (bash -eo pipefail; if: decides after a failure),
+   * each step's `$GITHUB_OUTPUT` read into `steps.<id>.outputs`. The webhook secret is not set.
+   */
   async function runWorkflow(sim: Simulator, m: ReturnType<typeof machine>, work: string) {
     const expr = (v: string) => {
-      const out = v.replace(/\$\{\{\s*secrets\.CONVODUCK_API_KEY\s*\}\}/g, sim.apiKey).replace(/\$\{\{\s*vars\.CONVODUCK_BASE_URL\s*\}\}/g, sim.baseUrl);
+      const out = v
+        .replace(/\$\{\{\s*secrets\.CONVODUCK_API_KEY\s*\}\}/g, sim.apiKey)
+        .replace(/\$\{\{\s*vars\.CONVODUCK_BASE_URL\s*\}\}/g, sim.baseUrl)
+        .replace(/\$\{\{\s*secrets\.CONVODUCK_ALERT_WEBHOOK_URL\s*\}\}/g, '');
       expect(out).not.toContain('${{');
       return out;
     };
     const jobEnv = Object.fromEntries(Object.entries(asMap(at(workflow(), 'jobs', 'sync', 'env'))).map(([k, v]) => [k, expr(String(v))]));
     const ran: { name: string; code: number | null; stdout: string }[] = [];
+    const outputs: Record<string, Record<string, string>> = {};
     let failed = false;
-    for (const step of steps()) {
+    for (const [i, step] of steps().entries()) {
       if (step.uses !== undefined || step.run === INSTALL) continue;
       const condition = step.if === undefined ? 'success' : String(step.if);
-      expect(['success', '${{ !cancelled() }}', '${{ always() }}']).toContain(condition);
+      expect(['success', '${{ !cancelled() }}', '${{ always() }}', SKIPPED_SYNC_CONDITION]).toContain(condition);
       if (condition === 'success' && failed) continue;
-      const env = { ...jobEnv, ...Object.fromEntries(Object.entries(asMap(step.env)).map(([k, v]) => [k, expr(String(v))])) };
+      if (condition === SKIPPED_SYNC_CONDITION && outputs.sync?.exit_code === '75') continue;
+      const output = join(m.root, `github-output-${i}`);
+      writeFileSync(output, '');
+      const env = { ...jobEnv, ...Object.fromEntries(Object.entries(asMap(step.env)).map(([k, v]) => [k, expr(String(v))])), GITHUB_OUTPUT: output };
       const r = await ciShell(['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'], String(step.run), m, env, work);
+      if (step.id !== undefined) outputs[String(step.id)] = Object.fromEntries(readFileSync(output, 'utf8').split('\n').filter(Boolean).map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
       ran.push({ name: String(step.name), code: r.code, stdout: r.stdout });
       if (r.code !== 0) failed = true;
     }
@@ -371,14 +458,35 @@ describe('the GitHub Actions workflow', () => {
     const m = machine(sim);
     const work = join(m.root, 'workspace');
     mkdirSync(work);
+    copyFileSync(EXAMPLE_RULES, join(work, 'alerts.toml'));
     const ran = await runWorkflow(sim, m, work);
     expect(ran.map((s) => [s.name, s.code])).toEqual([
       ['sync', broken ? 1 : 0],
+      ['alerts', 0],
       ['reports', 0],
     ]);
+    expectAlertStep(await rulesEvaluated(join(work, 'convoduck.duckdb')), true);
     expect(summaries(readFileSync(join(work, 'sync.json'), 'utf8'))).toEqual([expect.objectContaining({ status: broken ? 'errors' : 'ok' })]);
     if (!broken) await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(work, 'reports'));
+  }, 300_000);
+
+  it('a sync skipped because another one writes the database (exit 75): no alert, no reports', async () => {
+    const sim = await simulator({ latency: { detailMs: 2_000 } });
+    const m = machine(sim);
+    const work = join(m.root, 'workspace');
+    mkdirSync(work);
+    copyFileSync(EXAMPLE_RULES, join(work, 'alerts.toml'));
+    const other = await syncHolding(sim, join(work, 'convoduck.duckdb'), work);
+    try {
+      const ran = await runWorkflow(sim, m, work);
+      expect(ran.map((s) => [s.name, s.code])).toEqual([['sync', 75]]);
+      expect(summaries(readFileSync(join(work, 'sync.json'), 'utf8'))).toEqual([expect.objectContaining({ status: 'skipped', exitCode: 75 })]);
+    } finally {
+      await other.stop();
+    }
+    expect(existsSync(join(work, 'reports'))).toBe(false);
+    expectAlertStep(await rulesEvaluated(join(work, 'convoduck.duckdb')), false);
   }, 300_000);
 });
 
@@ -393,7 +501,7 @@ describe('the GitLab CI job', () => {
     expect(at(j, 'artifacts', 'when')).toBe('always');
     expect(at(j, 'artifacts', 'paths')).toEqual(expect.arrayContaining(['sync.json', 'reports/']));
     expect(asList(j.script)[0]).toBe(INSTALL);
-    expect(expectDocumentedInvocations(asList(j.script).join('\n'))).toBe(2);
+    expect(expectDocumentedInvocations(asList(j.script).join('\n'))).toBe(3);
   });
 
   it.each([false, true])('runs sync and reports and fails as the sync did (a sync that exits 1: %s)', async (broken) => {
@@ -407,10 +515,31 @@ describe('the GitLab CI job', () => {
     const script = asList(j.script).slice(1).join('\n');
     const vars: Record<string, string> = { ...Object.fromEntries(Object.entries(asMap(j.variables)).map(([k, v]) => [k, String(v) === HOST ? sim.baseUrl : String(v)])), CONVODUCK_API_KEY: sim.apiKey, CI_PIPELINE_SOURCE: 'schedule' };
     expect(vars.CONVODUCK_BASE_URL).toBe(sim.baseUrl);
+    copyFileSync(EXAMPLE_RULES, join(work, 'alerts.toml'));
     const r = await ciShell(['bash', '-eo', 'pipefail', '-c'], script, m, vars, work);
     expect(r.code, r.stdout).toBe(broken ? 1 : 0);
     expect(summaries(readFileSync(join(work, 'sync.json'), 'utf8'))).toEqual([expect.objectContaining({ status: broken ? 'errors' : 'ok' })]);
     if (!broken) await expectStoreMatches(join(work, 'convoduck.duckdb'), storeOf(sim));
     expectReports(join(work, 'reports'));
+    expectAlertStep(await rulesEvaluated(join(work, 'convoduck.duckdb')), true);
+  }, 300_000);
+
+  it('a sync skipped because another one writes the database (exit 75): the job ends there, succeeded, with no alert and no reports', async () => {
+    const sim = await simulator({ latency: { detailMs: 2_000 } });
+    const m = machine(sim);
+    const work = join(m.root, 'project');
+    mkdirSync(work);
+    copyFileSync(EXAMPLE_RULES, join(work, 'alerts.toml'));
+    const script = asList(job().script).slice(1).join('\n');
+    const other = await syncHolding(sim, join(work, 'convoduck.duckdb'), work);
+    try {
+      const r = await ciShell(['bash', '-eo', 'pipefail', '-c'], script, m, { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CI_PIPELINE_SOURCE: 'schedule' }, work);
+      expect(r.code, r.stdout).toBe(0);
+      expect(summaries(readFileSync(join(work, 'sync.json'), 'utf8'))).toEqual([expect.objectContaining({ status: 'skipped', exitCode: 75 })]);
+    } finally {
+      await other.stop();
+    }
+    expect(existsSync(join(work, 'reports'))).toBe(false);
+    expectAlertStep(await rulesEvaluated(join(work, 'convoduck.duckdb')), false);
   }, 300_000);
 });

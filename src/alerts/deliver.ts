@@ -4,14 +4,20 @@
 // episode has failed MAX_ATTEMPTS times. The first failure ends a run's deliveries: a dead receiver
 // costs a run one timeout, not one per alert.
 
+import type { ReportDefinition } from '../reports/catalog.js';
+import { headerColumns } from '../reports/sql-file.js';
 import type { Database } from '../store/database.js';
+import { fingerprintOf, type AlertFacts } from './message.js';
+import { periodMs } from './periods.js';
 import type { Rule } from './rules.js';
 import { toState, type AlertState } from './state.js';
 import type { GroupLabels } from './values.js';
-import { post, webhookBody, type Notification, type Webhook } from './webhook.js';
+import { post, webhookBody, type Webhook } from './webhook.js';
 
 /** Runs an episode's notifications are tried in before it is given up. */
 export const MAX_ATTEMPTS = 24;
+/** Earlier ok periods of a group whose median is its usual value, for a rule with no baseline of its own. */
+const USUAL_PERIODS = 14;
 
 export interface DeliveryOutcome {
   sent: number;
@@ -21,7 +27,14 @@ export interface DeliveryOutcome {
   pending: number;
 }
 
-export async function deliver(db: Database, rules: readonly Rule[], webhook: Webhook, now: Date): Promise<DeliveryOutcome> {
+export interface DeliveryContext {
+  /** the reports the rules read: whether a column is a rate, and of which count */
+  catalog: readonly ReportDefinition[];
+  /** the page or report showing the numbers (--external-url); null when none is set */
+  link: string | null;
+}
+
+export async function deliver(db: Database, rules: readonly Rule[], webhook: Webhook, now: Date, context: DeliveryContext): Promise<DeliveryOutcome> {
   const byName = new Map(rules.map((r) => [r.name, r]));
   const owed = (
     await db.all(
@@ -42,7 +55,8 @@ export async function deliver(db: Database, rules: readonly Rule[], webhook: Web
         outcome.pending++;
         continue;
       }
-      const reason = await post(webhook, webhookBody(notification(state, rule, status), webhook.format));
+      const facts = await alertFacts(db, state, rule, status, now, context);
+      const reason = await post(webhook, webhookBody(facts, webhook));
       const column = status === 'firing' ? 'notified_firing_at' : 'notified_resolved_at';
       const where = `WHERE rule = ? AND group_key = ? AND firing_since = ?::TIMESTAMPTZ`;
       const key = [state.rule, state.group_key, state.firing_since.toISOString()];
@@ -59,21 +73,83 @@ export async function deliver(db: Database, rules: readonly Rule[], webhook: Web
   return outcome;
 }
 
-function notification(state: AlertState, rule: Rule | undefined, status: 'firing' | 'resolved'): Notification {
-  const what = rule && rule.kind !== 'freshness' ? `${rule.column} of ${rule.report}` : `hours since the last ${rule?.kind === 'freshness' ? rule.of : 'event'}`;
+/**
+ * One notification's facts, read from the rows: the episode (alert_states), the evaluation of the
+ * period it is about (the latest firing one, or the one found ok), and the group's usual value.
+ */
+export async function alertFacts(
+  db: Database,
+  state: AlertState,
+  rule: Rule | undefined,
+  status: 'firing' | 'resolved',
+  now: Date,
+  context: DeliveryContext,
+): Promise<AlertFacts> {
+  const periodStart = status === 'resolved' && state.resolved_at ? state.resolved_at : state.last_period_start;
+  const evaluation = await db.one(
+    `SELECT value, expected, bound, volume, period_end FROM alert_evaluations
+     WHERE rule = ? AND group_key = ? AND period_start = ?::TIMESTAMPTZ ORDER BY evaluated_at DESC LIMIT 1`,
+    [state.rule, state.group_key, periodStart.toISOString()],
+  );
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  const kind = rule?.kind ?? 'threshold';
+  const report = rule && rule.kind !== 'freshness' ? rule : null;
+  const docs = report ? (headerColumns(context.catalog.find((r) => r.name === report.report)?.header ?? '').find((c) => c.name === report.column)?.description ?? '') : '';
+  const isRate = report !== null && (docs.includes('÷') || /_(rate|share)$/.test(report.column));
+  const value = evaluation ? num(evaluation.value) : null;
+  const volume = evaluation && report?.volumeColumn ? num(evaluation.volume) : null;
+  let expected = evaluation ? num(evaluation.expected) : null;
+  if (expected === null && kind === 'threshold') expected = await usualValue(db, state, periodStart);
+  const periodEnd = evaluation?.period_end ? new Date(evaluation.period_end as Date) : periodEndOf(rule, periodStart);
   return {
     status,
     rule: state.rule,
+    kind,
     level: state.level,
-    labels: JSON.parse(state.group_key) as GroupLabels,
-    summary: `${what} ${round(state.value)} against ${round(state.bound)} (${rule?.period ?? ''} from ${state.last_period_start.toISOString()})`,
     description: rule?.description ?? '',
-    startsAt: state.firing_since.toISOString(),
-    endsAt: status === 'resolved' && state.resolved_at ? state.resolved_at.toISOString() : null,
-    groupKey: state.group_key,
+    labels: JSON.parse(state.group_key) as GroupLabels,
+    report: report?.report ?? null,
+    column: report?.column ?? null,
+    freshnessOf: rule?.kind === 'freshness' ? rule.of : null,
+    isRate,
+    volumeColumn: report?.volumeColumn ?? null,
+    volume,
+    count: isRate && value !== null && volume !== null && report !== null && countOf(docs, report.volumeColumn) ? Math.round(value * volume) : null,
+    period: rule?.period ?? 'day',
+    periodStart,
+    periodEnd,
+    value,
+    expected,
+    bound: state.bound,
+    side: state.value !== null && state.bound !== null && state.value < state.bound ? 'below' : 'above',
+    firingSince: state.firing_since,
+    resolvedAt: status === 'resolved' ? state.resolved_at : null,
+    link: context.link,
+    runbookUrl: rule?.runbookUrl ?? null,
+    detectedAt: now,
+    fingerprint: fingerprintOf(state.rule, state.group_key),
   };
 }
 
-function round(v: number | null): string {
-  return v === null ? '(none)' : String(Math.round(v * 1000) / 1000);
+/** A rate is a share of its volume column only when its documentation says `… ÷ VOLUME`. */
+function countOf(docs: string, volumeColumn: string | null): boolean {
+  if (volumeColumn === null) return false;
+  const denominator = /÷\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\(|$|,|;)/.exec(docs.trim());
+  return denominator?.[1] === volumeColumn;
+}
+
+/** The median of the group's values in its latest ok periods before `before`; null without any. */
+async function usualValue(db: Database, state: AlertState, before: Date): Promise<number | null> {
+  const row = await db.one(
+    `SELECT median(value) AS usual FROM (
+       SELECT value FROM alert_evaluations
+       WHERE rule = ? AND group_key = ? AND level = 'ok' AND value IS NOT NULL AND period_start < ?::TIMESTAMPTZ
+       ORDER BY period_start DESC LIMIT ${USUAL_PERIODS})`,
+    [state.rule, state.group_key, before.toISOString()],
+  );
+  return row?.usual === null || row?.usual === undefined ? null : Number(row.usual);
+}
+
+function periodEndOf(rule: Rule | undefined, start: Date): Date {
+  return new Date(start.getTime() + periodMs(rule?.period ?? 'day'));
 }

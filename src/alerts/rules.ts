@@ -22,6 +22,8 @@ interface RuleCommon {
   line: number;
   period: Period;
   description: string;
+  /** what to do when it fires: a page linked from every notification (http(s)); null without one */
+  runbookUrl: string | null;
 }
 
 /** A rule that reads a report's column per group. */
@@ -89,7 +91,7 @@ export interface FreshnessRule extends RuleCommon {
 export type Rule = ThresholdRule | ChangeRule | AnomalyRule | FreshnessRule;
 export type ValueRule = ThresholdRule | ChangeRule | AnomalyRule;
 
-const COMMON_KEYS = ['name', 'kind', 'period', 'description'];
+const COMMON_KEYS = ['name', 'kind', 'period', 'description', 'runbook_url'];
 const REPORT_KEYS = ['report', 'column', 'group', 'where', 'aggregate', 'volume_column', 'min_volume', 'confidence'];
 const KIND_KEYS: Record<RuleKind, string[]> = {
   threshold: [...REPORT_KEYS, 'warn_above', 'error_above', 'warn_below', 'error_below'],
@@ -166,6 +168,7 @@ class RuleReader {
       line: this.start,
       period: this.choice('period', PERIODS) ?? this.fail(null, `no period — add period = one of ${PERIODS.join(', ')}`),
       description: this.text('description') ?? '',
+      runbookUrl: this.url('runbook_url'),
     };
     if (kind === 'freshness') {
       const rule: FreshnessRule = {
@@ -271,6 +274,18 @@ class RuleReader {
     if (v === undefined) return null;
     if (typeof v !== 'string' || v.trim() === '') this.fail(key, `${key} must be a non-empty text in quotes`);
     return v;
+  }
+
+  private url(key: string): string | null {
+    const v = this.text(key);
+    if (v === null) return null;
+    try {
+      const url = new URL(v);
+      if (url.protocol === 'https:' || url.protocol === 'http:') return url.href;
+    } catch {
+      // refused below
+    }
+    this.fail(key, `${key} "${v}" is not an http(s) address — give the page that says what to do`);
   }
 
   private number(key: string): number | null {

@@ -12,7 +12,8 @@ import type { GroupLabels } from './values.js';
 import { latestComplete, type Window } from './periods.js';
 import { parseRules, type Rule } from './rules.js';
 import { openStates, recordEvaluations, type AlertState, type StateChanges } from './state.js';
-import { deliver, type DeliveryOutcome } from './deliver.js';
+import { alertFacts, deliver, type DeliveryOutcome } from './deliver.js';
+import { summaryText } from './message.js';
 import type { Webhook } from './webhook.js';
 
 export interface RulesSource {
@@ -35,6 +36,8 @@ export function readRules(source: RulesSource): { rules: Rule[]; catalog: Report
 
 /** An alert as reported: the episode's row with its rule's and group's names. */
 export interface AlertView {
+  /** in words: what, where, how bad, compared with what (message.ts) */
+  summary: string;
   rule: string;
   kind: Rule['kind'];
   period: Rule['period'];
@@ -72,6 +75,8 @@ export interface AlertRunOptions extends RulesSource {
   lockTimeoutMs?: number;
   /** where notifications go (webhook.ts); null: none are sent (what is owed stays owed) */
   webhook?: Webhook | null;
+  /** the page or report showing the numbers (--external-url), linked from every notification */
+  externalUrl?: string | null;
 }
 
 export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResult> {
@@ -93,17 +98,22 @@ export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResul
     await db.transaction(async () => {
       for (const e of evaluated) await recordEvaluations(db, e.rule, e.window, e.evaluations, now, changes);
     });
-    const notifications = options.webhook ? await deliver(db, rules, options.webhook, now) : null;
+    const context = { catalog, link: options.externalUrl ?? null };
+    const notifications = options.webhook ? await deliver(db, rules, options.webhook, now, context) : null;
     const byName = new Map(rules.map((r) => [r.name, r]));
     const firing = (await openStates(db)).filter((s) => byName.has(s.rule));
-    const view = (s: AlertState) => alertView(byName.get(s.rule)!, s);
+    const views = async (states: readonly AlertState[], status: 'firing' | 'resolved') => {
+      const out: AlertView[] = [];
+      for (const s of states) out.push(alertView(byName.get(s.rule)!, s, summaryText(await alertFacts(db, s, byName.get(s.rule), status, now, context))));
+      return out;
+    };
     return {
       evaluated_at: now.toISOString(),
       as_of: at.toISOString(),
       evaluations: evaluated.reduce((n, e) => n + e.evaluations.length, 0),
-      firing: firing.map(view),
-      started: changes.started.map(view),
-      resolved: changes.resolved.map(view),
+      firing: await views(firing, 'firing'),
+      started: await views(changes.started, 'firing'),
+      resolved: await views(changes.resolved, 'resolved'),
       notifications,
     };
   } finally {
@@ -139,8 +149,9 @@ export class PeriodAlreadyJudgedError extends InvalidInputError {
   }
 }
 
-export function alertView(rule: Rule, s: AlertState): AlertView {
+export function alertView(rule: Rule, s: AlertState, summary: string): AlertView {
   return {
+    summary,
     rule: rule.name,
     kind: rule.kind,
     period: rule.period,

@@ -10,7 +10,8 @@ export const ALERTS_DDL = `CREATE TABLE IF NOT EXISTS alert_evaluations (
   expected DOUBLE,
   bound DOUBLE,
   level VARCHAR NOT NULL,
-  evaluated_at TIMESTAMPTZ NOT NULL
+  evaluated_at TIMESTAMPTZ NOT NULL,
+  volume DOUBLE
 );
 CREATE TABLE IF NOT EXISTS alert_states (
   rule VARCHAR NOT NULL,
@@ -25,3 +26,6 @@ CREATE TABLE IF NOT EXISTS alert_states (
   notified_resolved_at TIMESTAMPTZ,
   notify_attempts INTEGER NOT NULL DEFAULT 0
 );`;
+
+/** The rule's volume column beside each value (schema 20): the counts behind a rate in a notification. */
+export const ALERT_VOLUME_MIGRATION = `ALTER TABLE alert_evaluations ADD COLUMN IF NOT EXISTS volume DOUBLE;`;

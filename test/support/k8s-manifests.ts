@@ -1,5 +1,5 @@
-// The Kubernetes manifests of docs/kubernetes.md as users apply them, read with the `yaml` package,
-// and a pod of one of them played on this machine: its container's shell script run by /bin/sh,
+// The Kubernetes manifests of docs/kubernetes.md as users apply them, read with the `yaml` package
+// as kubectl reads them (YAML 1.1: `0440` is octal), and a pod of one of them played on this machine: its container's shell script run by /bin/sh,
 // its environment from the manifest, every volume's mount path mapped to a folder of the test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ export interface Container {
 export interface PodTemplate {
   restartPolicy: string;
   containers: Container[];
-  volumes: { name: string; secret?: { secretName: string }; persistentVolumeClaim?: { claimName: string } }[];
+  volumes: { name: string; secret?: { secretName: string; defaultMode?: number }; persistentVolumeClaim?: { claimName: string } }[];
 }
 
 export interface JobSpec {
@@ -40,9 +40,12 @@ export interface CronJob {
   spec: { schedule: string; concurrencyPolicy?: string; jobTemplate: { spec: JobSpec } };
 }
 
-/** The one YAML document of the block after `<!-- recipe:NAME -->` in the doc. */
+/**
+ * The one YAML document of the block after `<!-- recipe:NAME -->` in the doc, read as kubectl
+ * reads it: YAML 1.1, where `defaultMode: 0440` is the octal 0o440 (YAML 1.2 would read 440).
+ */
 export function manifest<T>(name: string): T {
-  return parse(recipe(DOC, name)) as T;
+  return parse(recipe(DOC, name), { version: '1.1' }) as T;
 }
 
 /** The pod's one container and its script: `command` is a shell given the script as its one argument. */

@@ -1,7 +1,9 @@
 // Reads a systemd service unit and runs its commands the way systemd runs a Type=oneshot service,
 // for machines without a running systemd: the environment built from Environment=, EnvironmentFile=,
 // LoadCredential= and StateDirectory= alone, WorkingDirectory=, the Exec lines in order (a leading
-// "-" ignores a failure, otherwise a failure ends the start and ExecStopPost= still runs), and on
+// "-" ignores a failure, otherwise a failure ends the start and ExecStopPost= still runs;
+// SuccessExitStatus= codes count as success for ExecStart=; ExecStartPost= runs only after every
+// ExecStart= succeeded), and on
 // stop SIGTERM followed by SIGKILL after TimeoutStopSec=. Directives it cannot honour are refused.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -127,7 +129,7 @@ export function timeSpanMs(value: string): number {
 
 // [Service] directives this runner carries out; the rest of the list only matter to a real systemd
 // (user switching, ordering), and anything else is refused so that a recipe cannot silently outgrow it.
-const HONOURED = new Set(['Type', 'WorkingDirectory', 'Environment', 'EnvironmentFile', 'LoadCredential', 'StateDirectory', 'ExecStart', 'ExecStopPost', 'TimeoutStopSec']);
+const HONOURED = new Set(['Type', 'WorkingDirectory', 'Environment', 'EnvironmentFile', 'LoadCredential', 'StateDirectory', 'ExecStart', 'ExecStartPost', 'ExecStopPost', 'SuccessExitStatus', 'TimeoutStopSec']);
 const NOT_EMULATED = new Set(['User', 'Group']);
 
 export interface ServiceRunOptions {
@@ -140,7 +142,7 @@ export interface ServiceRunOptions {
 }
 
 export interface StepResult {
-  directive: 'ExecStart' | 'ExecStopPost';
+  directive: 'ExecStart' | 'ExecStartPost' | 'ExecStopPost';
   line: ExecLine;
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -242,18 +244,27 @@ export function runService(unit: Unit, options: ServiceRunOptions): ServiceRun {
       });
     });
 
-  const failed = (s: StepResult): boolean => s.code !== 0;
+  // SuccessExitStatus= (exit codes only: a signal name is refused here) applies to the main
+  // processes, which for Type=oneshot are the ExecStart= commands
+  const successCodes = new Set(
+    values(unit, 'Service', 'SuccessExitStatus').flatMap((v) =>
+      v.split(/\s+/).filter(Boolean).map((c) => {
+        if (!/^\d+$/.test(c)) throw new Error(`SuccessExitStatus=${c}: only exit codes are handled here`);
+        return Number(c);
+      }),
+    ),
+  );
+  const failed = (s: StepResult): boolean => s.code !== 0 && !(s.directive === 'ExecStart' && s.code !== null && successCodes.has(s.code));
 
   const done = (async () => {
     const steps: StepResult[] = [];
     let result: 'success' | 'exit-code' | 'signal' = 'success';
-    for (const value of values(unit, 'Service', 'ExecStart')) {
-      if (stopping) break;
-      const step = await exec('ExecStart', parseExec(value, env, known));
-      steps.push(step);
-      if (failed(step) && !step.line.ignoreFailure) {
-        result = step.signal ? 'signal' : 'exit-code';
-        break;
+    for (const directive of ['ExecStart', 'ExecStartPost'] as const) {
+      for (const value of values(unit, 'Service', directive)) {
+        if (stopping || result !== 'success') break;
+        const step = await exec(directive, parseExec(value, env, known));
+        steps.push(step);
+        if (failed(step) && !step.line.ignoreFailure) result = step.signal ? 'signal' : 'exit-code';
       }
     }
     for (const value of values(unit, 'Service', 'ExecStopPost')) {

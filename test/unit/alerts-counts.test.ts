@@ -12,7 +12,7 @@ const factorial = (k: number): number => (k <= 1 ? 1 : k * factorial(k - 1));
 const poisson = (k: number, l: number) => (Math.exp(-l) * l ** k) / factorial(k);
 const sum = (from: number, to: number, f: (i: number) => number) => Array.from({ length: to - from + 1 }, (_, i) => f(from + i)).reduce((a, b) => a + b, 0);
 
-const common = { name: 'r', line: 1, period: 'day' as const, description: '', report: 'x', column: 'c', group: [], where: {}, aggregate: 'sum' as const, volumeColumn: 'n', minVolume: 0 };
+const common = { name: 'r', line: 1, period: 'day' as const, description: '', runbookUrl: null, report: 'x', column: 'c', group: [], where: {}, aggregate: 'sum' as const, volumeColumn: 'n', minVolume: 0 };
 
 describe('chanceOf', () => {
   it('is the binomial tail of a rate over its volume, on the side of the value', () => {

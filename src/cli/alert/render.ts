@@ -7,12 +7,11 @@ import type { AlertView } from '../../alerts/run.js';
 import type { GroupLabels } from '../../alerts/values.js';
 
 export function firingLine(a: AlertView): string {
-  const what = a.kind === 'freshness' ? `hours since the last ${a.rule}` : a.column!;
-  return `FIRING ${a.level} ${a.rule}${groupText(a.labels)}: ${what} ${num(a.value)} against ${num(a.bound)} (since ${a.firing_since})\n`;
+  return `FIRING ${a.level} ${a.rule}: ${a.summary}\n`;
 }
 
 export function resolvedLine(a: AlertView): string {
-  return `resolved ${a.rule}${groupText(a.labels)} at ${a.resolved_at} (firing since ${a.firing_since})\n`;
+  return `resolved ${a.rule}: ${a.summary.replace(/^Resolved: /, '')}\n`;
 }
 
 export function backtestLines(result: BacktestResult): string {

@@ -1,7 +1,7 @@
 // `convoduck alert`: evaluates the rules of a TOML file (src/alerts/) for the latest complete
 // period and stores the values and alert states, or replays them over the history (--backtest).
 
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { parseTimeArg, parseDurationArg } from '../../shared/time.js';
 import { resolveDbLayout } from '../config/db-path.js';
 import { withDbDirOption } from '../db-dir/options.js';
@@ -26,6 +26,8 @@ interface AlertFlags {
   webhookFormat: string;
   webhookTimeout: string;
   metricsFile?: string;
+  externalUrl?: string;
+  pagerdutyRoutingKey?: string;
 }
 
 export function registerAlert(program: Command): void {
@@ -47,9 +49,11 @@ export function registerAlert(program: Command): void {
     .option('--since <time>', 'with --backtest: replay the periods from this time on (30d, 7d, an ISO date; default 30d)')
     .option('--at <time>', 'judge as of this time instead of now: each rule’s latest period complete at it (a missed run played later; never before a period already judged)')
     .option('--wait <duration>', READER_WAIT_HELP, '30s')
-    .option('--webhook-format <format>', 'notifications as alertmanager (webhook version 4) or slack (a text body)', 'alertmanager')
+    .option('--webhook-format <format>', 'notifications as alertmanager (webhook version 4), slack (Block Kit) or pagerduty (Events API v2)', 'alertmanager')
     .option('--webhook-timeout <duration>', 'how long to wait for the webhook to answer each notification', '10s')
-    .option('--metrics-file <file>', 'after the run, write the job’s health (alerts firing, the syncs) for Prometheus to this file');
+    .option('--external-url <url>', 'the page or report showing the numbers (e.g. where report.html is served), linked from every notification (default: $CONVODUCK_EXTERNAL_URL)')
+    .option('--metrics-file <file>', 'after the run, write the job’s health (alerts firing, the syncs) for Prometheus to this file')
+    .addOption(new Option('--pagerduty-routing-key <key>').hideHelp());
   withDeprecatedAlias(command, { old: '--from <time>', now: '--since' });
   withDbDirOption(command)
     .addHelpText(
@@ -65,6 +69,9 @@ Examples:
 Notifications: set CONVODUCK_ALERT_WEBHOOK_URL (or CONVODUCK_ALERT_WEBHOOK_URL_FILE, a file
 holding it) and each alert is posted once when it starts firing and once when it resolves; a
 webhook that is down or slow is tried again on the next run, and never fails the run.
+--webhook-format pagerduty posts to PagerDuty's Events API (or to the webhook URL, when set) with
+the routing key of CONVODUCK_PAGERDUTY_ROUTING_KEY_FILE (a file holding it) or
+CONVODUCK_PAGERDUTY_ROUTING_KEY; the key is never a flag.
 
 --at judges the periods complete at that time (an hour rule at 09:20 judges 08:00-09:00). Alert
 states only move forward: a time whose period is before one a rule already judged is refused
@@ -121,10 +128,14 @@ async function alertAction(flags: AlertFlags): Promise<void> {
   }
   const [{ runAlerts, PeriodAlreadyJudgedError }, { WEBHOOK_FORMATS, webhookFromEnv }] = await Promise.all([import('../../alerts/run.js'), import('../../alerts/webhook.js')]);
   const format = parseChoice('--webhook-format', flags.webhookFormat, WEBHOOK_FORMATS);
+  if (flags.pagerdutyRoutingKey !== undefined) {
+    throw new UsageError('the routing key is never taken as a flag — set CONVODUCK_PAGERDUTY_ROUTING_KEY_FILE to a file holding it (or CONVODUCK_PAGERDUTY_ROUTING_KEY)');
+  }
   const webhook = webhookFromEnv(process.env, format, parseDurationArg('--webhook-timeout', flags.webhookTimeout));
+  const externalUrl = externalUrlOf(flags.externalUrl, process.env);
   const results = [];
   for (const { space, file } of targets) {
-    const result = await runAlerts({ ...source, dbPath: file, now, at, lockTimeoutMs, webhook }).catch((err: unknown) => {
+    const result = await runAlerts({ ...source, dbPath: file, now, at, lockTimeoutMs, webhook, externalUrl }).catch((err: unknown) => {
       if (!(err instanceof PeriodAlreadyJudgedError)) throw err;
       const { rule, judged, asked } = err;
       throw new UsageError(
@@ -139,4 +150,19 @@ async function alertAction(flags: AlertFlags): Promise<void> {
   }
   printJson(results);
   if (results.some((r) => r.firing.length > 0)) process.exitCode = EXIT.alertsFiring;
+}
+
+/** `--external-url`, else CONVODUCK_EXTERNAL_URL (an empty value is unset): an http(s) address, not a secret. */
+function externalUrlOf(flag: string | undefined, env: NodeJS.ProcessEnv): string | null {
+  const [text, source] = flag !== undefined ? [flag, '--external-url'] : [env.CONVODUCK_EXTERNAL_URL || undefined, 'CONVODUCK_EXTERNAL_URL'];
+  if (text === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${source} ${text} is not a URL — give the http(s) address of the page or report, e.g. https://reports.example.com/convoduck/report.html`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${source} ${text} is not http(s) — give the http(s) address of the page or report`);
+  if (url.username || url.password) throw new UsageError(`${source} holds a user or password — it is sent in every notification: give an address without credentials`);
+  return url.href;
 }
