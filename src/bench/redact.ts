@@ -24,6 +24,8 @@ export interface Throughput {
   mb: number;
   seconds: number;
   mbPerSec: number;
+  /** per second of this process's CPU time: what a busy shared machine does not change much */
+  cpuMbPerSec: number;
   textsPerSec: number;
   /** share of texts that redactText changed */
   changed: number;
@@ -94,17 +96,20 @@ function throughput(texts: string[]): Throughput {
   for (const t of texts) if (redactText(t) !== t) changed++; // warm-up, and the share changed
   let rounds = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   let seconds = 0;
   do {
     for (const t of texts) redactText(t);
     rounds++;
     seconds = (performance.now() - t0) / 1000;
   } while (seconds < 1);
+  const cpu = process.cpuUsage(cpu0);
   return {
     texts: texts.length,
     mb: bytes / 2 ** 20,
     seconds,
     mbPerSec: (rounds * bytes) / 2 ** 20 / seconds,
+    cpuMbPerSec: (rounds * bytes) / 2 ** 20 / ((cpu.user + cpu.system) / 1e6),
     textsPerSec: (rounds * texts.length) / seconds,
     changed: changed / texts.length,
   };
@@ -133,18 +138,18 @@ export function printRedact(r: RedactResult, goals: Goal[]): void {
   console.log(kindTable(w));
   console.log(
     table(
-      ['redactText over', 'texts', 'MB', 'changed', 'MB/s', 'texts/s'],
+      ['redactText over', 'texts', 'MB', 'changed', 'MB/s', 'MB/s of CPU', 'texts/s'],
       [
         ['simulator transcripts + summaries', r.transcripts],
         ['corpus lines (all dense)', r.corpusLines],
         ['spoken corpus lines', r.spokenLines],
       ].map(([name, t]) => {
         const x = t as Throughput;
-        return [name as string, int(x.texts), fixed(x.mb, 2), `${fixed(x.changed * 100, 1)} %`, fixed(x.mbPerSec, 1), int(x.textsPerSec)];
+        return [name as string, int(x.texts), fixed(x.mb, 2), `${fixed(x.changed * 100, 1)} %`, fixed(x.mbPerSec, 1), fixed(x.cpuMbPerSec, 1), int(x.textsPerSec)];
       }),
     ),
   );
-  console.log('     one core, in process, after a warm-up pass; repeated for at least one second.');
+  console.log('     one core, in process, after a warm-up pass; repeated for at least one second; MB/s of CPU: per second of the process\'s CPU time.');
   const s = r.spoken;
   const spokenLookalikes = Object.values(s.lookalikes).reduce((a, b) => a + b, 0);
   console.log(`     spoken (#48): labelled corpus of ${int(s.lines)} lines (${s.files.join(', ')}); look-alikes: ${int(spokenLookalikes)}, touched: ${s.touched.length}`);

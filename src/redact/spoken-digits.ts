@@ -95,7 +95,12 @@ interface Token {
   start: number;
   end: number;
   lower: string;
+  /** the digit a unit word says, or undefined: looked up once per token */
+  unit: string | undefined;
 }
+
+// one lookup per token instead of one per table
+const UNIT = new Map(Object.entries(UNITS));
 
 /** The runs of spoken or spaced numbers in the text, each of at least `minUnits` units. */
 export function spokenRuns(text: string, minUnits: number): SpokenRun[] {
@@ -109,7 +114,8 @@ export function spokenRuns(text: string, minUnits: number): SpokenRun[] {
   };
   TOKEN.lastIndex = 0;
   for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
-    const t = { start: m.index, end: m.index + m[0].length, lower: m[0].toLowerCase() };
+    const lower = m[0].toLowerCase();
+    const t = { start: m.index, end: m.index + m[0].length, lower, unit: UNIT.get(lower) };
     const prev = row.at(-1);
     if (prev && !GAP.test(text.slice(prev.end, t.start))) flush();
     row.push(t);
@@ -149,28 +155,29 @@ function unitsOf(text: string, row: Token[]): SpokenRun[] {
       if (w !== 'plus') push(t.start, t.end, w.slice(1), false);
       continue;
     }
-    if (w in REPEAT) {
-      if (next !== undefined && tight && UNITS[next.lower] !== undefined) {
+    if (t.unit === undefined && w in REPEAT) {
+      if (next !== undefined && tight && next.unit !== undefined) {
         repeat = REPEAT[w]!;
         repeatAt = t.start;
       } else split();
       continue;
     }
-    if (HUNDRED.has(w)) {
-      split();
-      continue;
-    }
-    if (/^\d/.test(w)) {
+    const c = w.charCodeAt(0);
+    if (c >= 48 && c <= 57) {
       push(t.start, t.end, w, false);
       continue;
     }
-    const compound = DE_COMPOUND.exec(w);
+    if (t.unit === undefined && HUNDRED.has(w)) {
+      split();
+      continue;
+    }
+    const compound = t.unit === undefined && w.length > 8 ? DE_COMPOUND.exec(w) : null;
     if (compound) {
       const unit = UNITS[compound[1] === 'ein' ? 'eins' : compound[1]!]!;
       push(t.start, t.end, compound[3] ? `${unit}00` : TENS[compound[2]!]! + unit, true, false, !compound[3]);
       continue;
     }
-    const unit = UNITS[w];
+    const unit = t.unit;
     if (unit !== undefined) {
       if (next !== undefined && tight && HUNDRED.has(next.lower)) {
         // "nine hundred twelve", "four hundred twenty one": the tens join the hundreds
