@@ -81,7 +81,7 @@ describe('status', () => {
 
     const text = await runCli(['status'], env);
     expect(text.stdout).toMatch(/^spaces {5}3$/m);
-    for (const sim of sims) expect(text.stdout).toMatch(new RegExp(`^  ${sim.space}\\s+\\S+Z\\s+\\d+ \\S+Z\\s+ok\\s+${expected(sim).conversations}\\s+${expected(sim).conversations}\\s+${expected(sim).open}$`, 'm'));
+    for (const sim of sims) expect(text.stdout).toMatch(new RegExp(`^  ${sim.space}\\s+\\S+Z\\s+\\S+Z \\(run \\d+\\)\\s+ok\\s+${expected(sim).conversations}\\s+${expected(sim).conversations}\\s+0\\s+${expected(sim).open}$`, 'm'));
   });
 
   it('--space shows only those spaces, as if the database held nothing else', async () => {
