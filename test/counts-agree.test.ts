@@ -105,5 +105,5 @@ describe('counts that agree', () => {
     expect(tableRow(text, summary.runId)).toEqual({ listed: summary.conversationsListed, stored: summary.detailsFetched, errors: summary.errors });
     expect(text).toContain(`pending ${summary.detailsPending} (`);
     expect(synced.stderr).toContain(`${summary.detailsFetched} details stored, ${summary.detailsPending} pending`);
-  }, 120_000);
+  }, 300_000);
 });

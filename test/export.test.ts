@@ -59,7 +59,7 @@ describe('export', () => {
     expect(summary.tables.map((t) => t.table)).toEqual([...PUBLIC_TABLES]);
     // One stderr line per table: rows and where.
     for (const t of summary.tables) {
-      expect(res.stderr).toMatch(new RegExp(`${t.table}\\s+${t.rows} rows?\\s+→ ${out}/${t.table}/${t.table}\\.parquet`));
+      expect(res.stderr).toMatch(new RegExp(`^  ${t.table}\\s+${t.rows.toLocaleString('en-US')} rows?  whole  → ${out}/${t.table}/${t.table}\\.parquet$`, 'm'));
     }
 
     await readOnly(async (db) => {

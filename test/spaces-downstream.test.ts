@@ -84,7 +84,7 @@ describe('status', () => {
     // under the spaces table, their tally (as check and sync end with)
     expect(text.stdout).toMatch(/^ {2}3 spaces: 3 synced$/m);
     expect((JSON.parse(res.stdout) as { tally: unknown }).tally).toEqual({ spaces: 3, synced: 3 });
-    for (const sim of sims) expect(text.stdout).toMatch(new RegExp(`^  ${sim.space}\\s+\\S+Z\\s+\\d+ \\S+Z\\s+ok\\s+${expected(sim).conversations}\\s+${expected(sim).conversations}\\s+${expected(sim).open}$`, 'm'));
+    for (const sim of sims) expect(text.stdout).toMatch(new RegExp(`^  ${sim.space}\\s+\\S+Z\\s+\\S+Z \\(run \\d+\\)\\s+ok\\s+${expected(sim).conversations}\\s+${expected(sim).conversations}\\s+0\\s+${expected(sim).open}$`, 'm'));
   });
 
   it('--space shows only those spaces, as if the database held nothing else', async () => {
