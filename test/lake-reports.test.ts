@@ -111,7 +111,7 @@ beforeAll(async () => {
   lake = join(root, 'lake');
   await ok(['export', '--db', one, '--out', lake, '--partition-by', 'space,day']);
   merged = join(root, 'merged.duckdb');
-  await mergeFiles(readdirSync(spaceDir).map((f) => join(spaceDir, f)), merged);
+  await mergeFiles(readdirSync(spaceDir).filter((f) => f.endsWith('.duckdb')).map((f) => join(spaceDir, f)), merged);
   // a word the transcripts hold, so that search_matches and search have rows
   const terms = JSON.parse(await ok(['query', '--db', one, '--format', 'json', `SELECT term FROM search_terms GROUP BY term ORDER BY count(*) DESC, term LIMIT 1`]));
   term = terms[0].term;

@@ -197,7 +197,8 @@ describe('real data', () => {
     expect(counts.deleted).toBe(3);
     const status = await runCli(['status', '--json'], env);
     const open = sim.dataset.conversations.length - finishedIds(sim).length;
-    expect(JSON.parse(status.stdout).details).toMatchObject({ deleted: 3, pending: open, missing: 0 });
+    expect(JSON.parse(status.stdout).details).toMatchObject({ deleted: 3, pending: 0, missing: 0 });
+    expect(JSON.parse(status.stdout).openConversations.count).toBe(open);
   }, 300_000);
 
   it('loses no surviving conversation when deletions shift the pages of a listing', async () => {

@@ -64,7 +64,7 @@ export interface HtmlReportOptions extends ReportReaderOptions {
   /** folder the page goes to (created if missing) */
   outDir: string;
   filters?: ReportFilters;
-  /** the end of a period without --to, and what relative --from values were resolved against */
+  /** the end of a period without --until, and what relative --since values were resolved against */
   now?: Date;
   /** where the chart specs are; default the package's sql/charts/ */
   chartDir?: string;

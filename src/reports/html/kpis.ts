@@ -89,7 +89,7 @@ export function tiles(current: Row, previous: Row | null): Tile[] {
     let text: string;
     let direction: Tile['direction'] = 'none';
     let judgement: Tile['judgement'] = 'neutral';
-    if (before === undefined) text = 'no earlier period to compare (give --from)';
+    if (before === undefined) text = 'no earlier period to compare (give --since)';
     else if (previous && num(previous.conversations) === 0) text = 'no conversations in the period before';
     else if (value === null || before === null) text = 'not comparable (no figure in one of the periods)';
     else {

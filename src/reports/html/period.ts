@@ -11,22 +11,22 @@ export const WEEKLY_AFTER_DAYS = 62;
 const DAY_MS = 86_400_000;
 
 export interface Period {
-  /** --from and --to as bound (null when not given) */
+  /** --since and --until as bound (null when not given) */
   from: Date | null;
   to: Date | null;
-  /** what the header shows: --from, else the first conversation's start; --to, else now */
+  /** what the header shows: --since, else the first conversation's start; --to, else now */
   start: Date | null;
   end: Date;
   tz: string;
   bucket: Bucket;
-  /** the same filters over the period just before; null without --from (the whole history is shown) */
+  /** the same filters over the period just before; null without --since (the whole history is shown) */
   previous: ReportFilters | null;
 }
 
 /**
- * The period before: calendar days stay calendar days (--from 2026-11-09 --to 2026-11-16 compares
+ * The period before: calendar days stay calendar days (--since 2026-11-09 --until 2026-11-16 compares
  * with 2026-11-02 to 2026-11-09 in --tz, whatever a clock change did); any other bound moves back
- * by the period's exact length, which ends at --to or now.
+ * by the period's exact length, which ends at --until or now.
  */
 export function previousFilters(filters: ReportFilters, params: ResolvedParams, now: Date): ReportFilters | null {
   if (!params.from) return null;
@@ -39,7 +39,7 @@ export function previousFilters(filters: ReportFilters, params: ResolvedParams, 
   }
   const end = params.to ?? now;
   const length = end.getTime() - params.from.getTime();
-  if (length <= 0) return null; // a --from after now: nothing before it has the same length
+  if (length <= 0) return null; // a --since after now: nothing before it has the same length
   return { ...filters, from: { instant: new Date(params.from.getTime() - length) }, to: { instant: params.from } };
 }
 
