@@ -96,6 +96,9 @@ describe('on a demo-like dataset (3,000 conversations over 28 days, synced from 
       expect(w.page.charts.get(chart)?.marks.length, chart).toBeGreaterThan(0);
     }
     expect(w.page.tables.get('tool_failure_log')).toHaveLength(20);
+    // whole days in Berlin: no partial day
+    for (const chart of ['volume', 'agent_trend']) expect(w.page.charts.get(chart)!.marks.filter((m) => m.partial).length, chart).toBe(0);
+    expect(w.page.html).not.toContain('the period holds only part of');
     // the Why section: the precursor the simulator plants (a failed lookup before Website Chat's
     // transfers) ranks first, with the conversation behind it
     const precursors = w.page.tables.get('handoff_precursors')!;
@@ -103,6 +106,20 @@ describe('on a demo-like dataset (3,000 conversations over 28 days, synced from 
     expect(precursors[0]!.latest_conversation_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(w.page.html).toContain('(Europe/Berlin)');
     expectSelfContained(w);
+  }, 300_000);
+
+  it('14 days from noon to noon: the cut first and last days are marked partial, drawn pale, and named under the chart', async () => {
+    const w = await write(db, 'demo-noon', ['--since', '2026-11-09T12:00:00Z', '--until', '2026-11-23T12:00:00Z'], null);
+    const partialDays = (chart: string, key: string) =>
+      [...new Set(w.page.charts.get(chart)!.marks.filter((m) => m.partial === 'yes').map((m) => m[key]))].sort();
+    expect(partialDays('volume', 'day')).toEqual(['2026-11-09', '2026-11-23']);
+    expect(partialDays('agent_trend', 'bucket')).toEqual(['2026-11-09', '2026-11-23']);
+    expect(chartSvg(w.page.html, 'volume')).toMatch(/opacity="0\.4"/);
+    expect(w.page.html).toContain('9 Nov and 23 Nov are partial days');
+    // every trend point carries its volume, the conversations its rate is over
+    for (const m of w.page.charts.get('agent_trend')!.marks) expect(Number(m.ended)).toBeGreaterThan(0);
+    // the tiles: a thousand-odd conversations each side, compared with the 14 days before
+    expect(w.page.tiles.get('conversations')!.significant).toMatch(/^(true|false)$/);
   }, 300_000);
 
   it('the whole history: the same figures, and the tiles say there is no earlier period to compare', async () => {
@@ -183,18 +200,24 @@ describe('on a hand-checked dataset (support/hand-dataset.ts)', () => {
     expectPageMatchesCsv(w.page, w.csv, w.previous, 'day');
     const tiles = Object.fromEntries([...w.page.tiles].map(([k, t]) => [k, `${t.figure} | ${t.change}`]));
     expect(tiles).toEqual({
-      conversations: '8 | ▲ +4 (+100.0%) vs the period before (4)',
-      completion_rate: '42.9% | ▼ −7.1 pp vs the period before (50.0%) (worse)',
-      transfer_rate: '28.6% | ▲ +3.6 pp vs the period before (25.0%) (worse)',
-      hang_up_rate: '28.6% | ▲ +3.6 pp vs the period before (25.0%) (worse)',
+      // 8 against 4 conversations: every change is within the noise of such samples, none coloured
+      conversations: '8 | ▲ +4 (+100.0%) vs the period before (4) (within noise)',
+      completion_rate: '42.9% | ▼ −7.1 pp vs the period before (50.0%) (within noise)',
+      transfer_rate: '28.6% | ▲ +3.6 pp vs the period before (25.0%) (within noise)',
+      hang_up_rate: '28.6% | ▲ +3.6 pp vs the period before (25.0%) (within noise)',
       median_duration_sec: '1m 10s | ±0s vs the period before (1m 10s)',
-      tool_failure_rate: '42.9% | ▼ −7.1 pp vs the period before (50.0%) (better)',
+      tool_failure_rate: '42.9% | ▼ −7.1 pp vs the period before (50.0%) (within noise)',
     });
+    for (const tile of w.page.tiles.values()) expect(tile.judgement).toBe('neutral');
     expect(w.page.incomplete).toBe(1); // c8, fetched while still running
     const marks = (chart: string, ...keys: string[]) => w.page.charts.get(chart)!.marks.map((m) => keys.map((k) => m[k]).join(' '));
     expect(marks('volume', 'day', 'outcome', 'conversations')).toEqual([
       '2026-11-09 completed 2', '2026-11-09 transferred 1', '2026-11-10 hung up 1', '2026-11-11 completed 1',
       '2026-11-12 transferred 1', '2026-11-12 hung up 1', '2026-11-15 in progress 1',
+    ]);
+    // each trend point is sized by (and carries) the ended conversations its rate is over
+    expect(marks('agent_trend', 'agent', 'bucket', 'ended').filter((_, i) => i % 2 === 0)).toEqual([
+      'Alpha Desk 2026-11-09 2', 'Alpha Desk 2026-11-10 1', 'Alpha Desk 2026-11-11 1', 'Beta Chat 2026-11-09 1', 'Beta Chat 2026-11-12 2',
     ]);
     expect(marks('agent_trend', 'agent', 'bucket', 'measure', 'rate').sort()).toEqual([
       'Alpha Desk 2026-11-09 contained 50%', 'Alpha Desk 2026-11-09 transferred 50%', 'Alpha Desk 2026-11-10 contained 0%',

@@ -9,6 +9,10 @@ export interface Tile {
   previous: string;
   figure: string;
   change: string;
+  /** data-judgement: better, worse or neutral (the change's colour) */
+  judgement: string;
+  /** data-significant: 'true', 'false', or '' when not tested */
+  significant: string;
 }
 
 export interface Chart {
@@ -65,6 +69,8 @@ export function parsePage(html: string): Page {
       previous: attr(m[1]!, 'data-previous')!,
       figure: inner(m[2]!, 'figure'),
       change: inner(m[2]!, 'change'),
+      judgement: attr(m[1]!, 'data-judgement') ?? '',
+      significant: attr(m[1]!, 'data-significant') ?? '',
     });
   }
   const charts = new Map<string, Chart>();

@@ -96,3 +96,13 @@ describe('--recordings-bandwidth', () => {
     }
   });
 });
+
+describe('the ETA with none of our sends in the window', () => {
+  const empty = { inWindow: 0, budget: 60, windowMs: 60_000, leaveInMs: [] as number[] };
+  it('counts down with every request sent instead of standing still for a window at a time', () => {
+    const etas = [120, 100, 90, 75, 61].map((left) => etaSeconds(backfill({ rate: empty, requestsLeft: left })));
+    for (let i = 1; i < etas.length; i++) expect(etas[i]!, JSON.stringify(etas)).toBeLessThan(etas[i - 1]!);
+    // 120 left at 60 a minute: the last goes about two minutes from now
+    expect(etas[0]!).toBeCloseTo(119, 0);
+  });
+});

@@ -147,7 +147,10 @@ export function etaSeconds(
     const m = leave.length + k - budget; // the send that must leave before this one goes (1-based)
     first.push(Math.max(paused, m <= 0 ? 0 : (leave[m - 1] ?? 0)));
   }
-  const last = first[(left - 1) % budget]! + Math.floor((left - 1) / budget) * windowMs;
+  let last = first[(left - 1) % budget]! + Math.floor((left - 1) / budget) * windowMs;
+  // With none of our sends in the window there is no leaving time to go by, and whole-window rounds
+  // would hold the ETA still for a window at a time: spread what is left at the budget's pace.
+  if (leave.length === 0 && left > budget) last = Math.max(last, paused + ((left - 1) * windowMs) / budget);
   if (last > paused || left > budget - inWindow) return last / 1000;
   // The budget leaves room for all of it now: what holds the run back is its own pace, this phase's
   // sends in the window over the time they span. The sends of an earlier phase (agents, tools, list

@@ -7,7 +7,7 @@ import { num } from './kpis.js';
 import { agentKey, type PageNames } from './names.js';
 import type { Bucket } from './period.js';
 
-export type Values = Record<string, string | number | null>[];
+export type Values = Record<string, string | number | boolean | null>[];
 
 /** Charts with one panel per agent show at most this many agents (those with most conversations). */
 export const MAX_AGENTS = 8;
@@ -42,8 +42,11 @@ function bucketOf(isoDay: string, bucket: Bucket): string {
   return bucket === 'week' ? weekOf(isoDay) : isoDay;
 }
 
-/** `outcomes` rows summed per day (or week) and outcome. */
-export function volumeValues(outcomes: ReportRows, bucket: Bucket): Values {
+/**
+ * `outcomes` rows summed per day (or week) and outcome; `partial` is true in a bucket the period
+ * holds only part of (see partialBuckets), which the chart draws pale.
+ */
+export function volumeValues(outcomes: ReportRows, bucket: Bucket, partial: ReadonlySet<string> = new Set()): Values {
   const sums = new Map<string, Map<string, number>>();
   for (const row of outcomes.rows) {
     if (row.day === null) continue;
@@ -56,7 +59,7 @@ export function volumeValues(outcomes: ReportRows, bucket: Bucket): Values {
   for (const key of [...sums.keys()].sort()) {
     OUTCOMES.forEach((o, i) => {
       const n = sums.get(key)!.get(o.label)!;
-      if (n > 0) values.push({ bucket: key, outcome: o.label, outcome_order: i, conversations: n });
+      if (n > 0) values.push({ bucket: key, outcome: o.label, outcome_order: i, conversations: n, partial: partial.has(key) });
     });
   }
   return values;
@@ -75,8 +78,16 @@ function ratio(part: number, whole: number): number | null {
 /**
  * Containment (completed ÷ ended) and transfer rate per agent and bucket: per week the rows of
  * `containment_trend` as they are; per day the `outcomes` rows of the agent's channels summed.
+ * Each point carries its `ended` (the chart sizes points by it: a rate of 2 conversations is a dot)
+ * and whether its bucket is partial.
  */
-export function trendValues(outcomes: ReportRows, trend: ReportRows, bucket: Bucket, agents: Map<string, string>): Values {
+export function trendValues(
+  outcomes: ReportRows,
+  trend: ReportRows,
+  bucket: Bucket,
+  agents: Map<string, string>,
+  partial: ReadonlySet<string> = new Set(),
+): Values {
   const points: { agent: string; bucket: string; ended: number; contained: number | null; transferred: number | null }[] = [];
   if (bucket === 'week') {
     for (const row of trend.rows) {
@@ -110,8 +121,8 @@ export function trendValues(outcomes: ReportRows, trend: ReportRows, bucket: Buc
   const order = [...agents.values()];
   points.sort((a, b) => order.indexOf(a.agent) - order.indexOf(b.agent) || (a.bucket < b.bucket ? -1 : 1));
   return points.flatMap((p) => [
-    { agent: p.agent, bucket: p.bucket, measure: 'contained', rate: p.contained, ended: p.ended },
-    { agent: p.agent, bucket: p.bucket, measure: 'transferred', rate: p.transferred, ended: p.ended },
+    { agent: p.agent, bucket: p.bucket, measure: 'contained', rate: p.contained, ended: p.ended, partial: partial.has(p.bucket) },
+    { agent: p.agent, bucket: p.bucket, measure: 'transferred', rate: p.transferred, ended: p.ended, partial: partial.has(p.bucket) },
   ]);
 }
 

@@ -24,7 +24,7 @@ import { renderChart } from './charts.js';
 import { num, tiles } from './kpis.js';
 import { pageNames } from './names.js';
 import { renderPage } from './page.js';
-import { periodBuckets, period as periodOf } from './period.js';
+import { partialBuckets, periodBuckets, period as periodOf } from './period.js';
 
 export const PAGE_FILE = 'report.html';
 
@@ -117,12 +117,19 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
     tz: period.tz,
   };
   const conversations = num(summary.conversations) ?? 0;
+  const partial = partialBuckets(period);
+  const partialNote = partial.size === 0 ? undefined : partialText(partial, period.bucket);
+  const join2 = (...notes: (string | undefined)[]) => notes.filter(Boolean).join(' ') || undefined;
   const specs =
     conversations === 0
       ? []
       : [
-          { name: 'volume', values: volumeValues(t('outcomes'), period.bucket) },
-          { name: 'agent_trend', values: trendValues(t('outcomes'), t('containment_trend'), period.bucket, agents), note: agentNote },
+          { name: 'volume', values: volumeValues(t('outcomes'), period.bucket, partial), note: partialNote },
+          {
+            name: 'agent_trend',
+            values: trendValues(t('outcomes'), t('containment_trend'), period.bucket, agents, partial),
+            note: join2(agentNote, partialNote),
+          },
           { name: 'endings', values: endingValues(t('transfer_nodes'), t('drop_off'), agents), note: agentNote },
           { name: 'tool_failures', values: toolFailureValues(t('tool_failures'), names) },
           { name: 'durations', values: durationValues(t('duration_histogram')) },
@@ -166,6 +173,14 @@ export async function writeHtmlReport(options: HtmlReportOptions): Promise<HtmlR
     throw unwritable(path, err);
   }
   return { path, conversations, bytes: Buffer.byteLength(html) };
+}
+
+/** The note under a time chart naming the buckets the period cuts: "2 Nov and 15 Nov are partial days …". */
+function partialText(partial: ReadonlySet<string>, bucket: 'day' | 'week'): string {
+  const names = [...partial].sort().map((b) => new Date(`${b}T00:00:00Z`).toLocaleDateString('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' }));
+  const what = bucket === 'week' ? 'week' : 'day';
+  const subject = names.length === 1 ? `${names[0]} is a partial ${what}` : `${names.join(' and ')} are partial ${what}s`;
+  return `${subject} (the period holds only part of ${names.length === 1 ? 'it' : 'them'}), drawn pale: a lower count there is not a drop.`;
 }
 
 function unwritable(path: string, err: unknown): InvalidInputError {

@@ -162,12 +162,19 @@ Node and tool figures leave them out; the <code>coverage</code> report has them 
 function tilesSection(tiles: Tile[]): string {
   const items = tiles.map((t) => {
     const arrow = t.direction === 'up' ? '▲ ' : t.direction === 'down' ? '▼ ' : '';
-    const word = t.judgement === 'neutral' ? '' : ` <span class="word">(${t.judgement})</span>`;
-    return `<div class="tile" data-kpi="${esc(t.column)}" ${dataValue(t.value)} data-previous="${t.previous === undefined || t.previous === null ? '' : esc(t.previous)}">
+    const word =
+      t.judgement !== 'neutral'
+        ? ` <span class="word">(${t.judgement})</span>`
+        : t.significant === false
+          ? ' <span class="word">(within noise)</span>'
+          : '';
+    // a flag name never breaks across lines
+    const change = esc(t.change).replace(/(--[a-z][a-z-]*)/g, '<code class="flag">$1</code>');
+    return `<div class="tile" data-kpi="${esc(t.column)}" ${dataValue(t.value)} data-previous="${t.previous === undefined || t.previous === null ? '' : esc(t.previous)}" data-judgement="${t.judgement}" data-significant="${t.significant === null ? '' : t.significant}">
 <div class="label">${esc(t.label)}</div>
 <div class="figure">${esc(t.display)}</div>
 <div class="note">${esc(t.note)}</div>
-<div class="change ${t.judgement}">${arrow}${esc(t.change)}${word}</div>
+<div class="change ${t.judgement}">${arrow}${change}${word}</div>
 </div>`;
   });
   return `<section class="tiles" aria-label="Key figures">\n${items.join('\n')}\n</section>`;

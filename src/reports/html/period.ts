@@ -83,3 +83,32 @@ export function periodBuckets(p: Period): string[] {
   for (; day <= Date.parse(`${last}T00:00:00Z`); day += step * DAY_MS) out.push(new Date(day).toISOString().slice(0, 10));
   return out;
 }
+
+/** Whether `date` is a midnight in `tz`, starting a bucket (for weeks: a Monday's midnight). */
+function startsBucket(date: Date, tz: string, bucket: Bucket): boolean {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: tz,
+    weekday: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(date);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value;
+  const midnight = part('hour') === '00' && part('minute') === '00' && part('second') === '00' && date.getUTCMilliseconds() === 0;
+  return midnight && (bucket === 'day' || part('weekday') === 'Mon');
+}
+
+/**
+ * The buckets the period holds only part of, so that their counts are not read as drops: the
+ * first when --since cuts into it, the last when the period ends inside it (--until mid-day, or
+ * now). Without --since the first bucket starts at the first stored conversation and is whole.
+ */
+export function partialBuckets(p: Period): Set<string> {
+  const buckets = periodBuckets(p);
+  const out = new Set<string>();
+  if (buckets.length === 0 || !p.start) return out;
+  if (p.from && !startsBucket(p.start, p.tz, p.bucket)) out.add(buckets[0]!);
+  if (!startsBucket(p.end, p.tz, p.bucket)) out.add(buckets[buckets.length - 1]!);
+  return out;
+}

@@ -21,6 +21,8 @@ code { font: 12px/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; 
 .tile .change { font-size: 12px; margin-top: 4px; color: #444; }
 .tile .change.better { color: #005a8c; }
 .tile .change.worse { color: #a33f00; }
+code.flag { font-size: inherit; white-space: nowrap; }
+section.why > h2 { margin-top: 32px; }
 .chart, section.table { margin: 26px 0 0; }
 .hint { margin: 0 0 8px; color: #444; font-size: 13px; }
 .drawing svg { max-width: 100%; height: auto; display: block; }
