@@ -46,7 +46,7 @@ export default defineConfig({
         extends: true,
         // Pure functions: no server, no file written, seconds in all. They keep no state between
         // calls, so the files may share their workers' imported modules (most of the run is imports).
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 30_000, maxWorkers: 3, isolate: false },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 30_000, maxWorkers: 4, isolate: false },
       },
       {
         extends: true,
@@ -55,14 +55,14 @@ export default defineConfig({
           include: ['test/*.test.ts'],
           exclude: [...TIMING, ...DOCS],
           globalSetup: ['test/support/global-fixtures.ts'],
-          // Most crawl tests wait on servers and shrunk windows rather than compute, so three files
+          // Most crawl tests wait on servers and shrunk windows rather than compute, so four files
           // at a time on two cores.
-          maxWorkers: 3,
+          maxWorkers: 4,
         },
       },
       {
         extends: true,
-        test: { name: 'docs', include: DOCS, maxWorkers: 3 },
+        test: { name: 'docs', include: DOCS, maxWorkers: 4 },
       },
       {
         extends: true,

@@ -14,7 +14,7 @@ let sim: Simulator;
 
 beforeAll(async () => {
   // details served faster than they are written: the writer's queue holds fetched details at the kill
-  sim = await startSimulator({ seed: 34, conversations: 1500, rateLimit: 100_000, latency: { detailMs: 2 } });
+  sim = await startSimulator({ seed: 34, conversations: 3000, rateLimit: 100_000, latency: { detailMs: 2 } });
 });
 
 afterAll(async () => {
@@ -55,25 +55,32 @@ async function usableStored(dbPath: string): Promise<number> {
 
 describe('counts that agree', () => {
   it('sync --json, status --json and the status table give one pending, stored and errors; a killed run shows what it committed', async () => {
-    const dbPath = join(fileDir(), 'agree.duckdb');
-    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
-
-    // a run killed outright once it has committed details and goes on fetching more
-    const { child, done } = startCli(['sync'], env);
-    const started = Date.now();
-    const committed = async () => (JSON.parse((await runCli(['status', '--json'], env)).stdout || '{"runs":[]}') as StatusJson).runs[0]?.detailsFetched ?? 0;
-    while (sim.requestLog.filter((r) => r.kind === 'conversation_detail').length === 0 || ((await committed()) === 0 && Date.now() - started < 60_000)) {
-      await new Promise((r) => setTimeout(r, 50));
+    // a run killed outright once it has committed details and goes on fetching more; on a busy
+    // machine the status reads between can let a run finish first: then again, into a new file
+    let dbPath = '';
+    let env: NodeJS.ProcessEnv = {};
+    for (let attempt = 1; ; attempt++) {
+      dbPath = join(fileDir(), `agree-${attempt}.duckdb`);
+      env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
+      const { child, done } = startCli(['sync'], env);
+      const detailsBefore = sim.requestLog.filter((r) => r.kind === 'conversation_detail').length;
+      const started = Date.now();
+      const committed = async () => (JSON.parse((await runCli(['status', '--json'], env)).stdout || '{"runs":[]}') as StatusJson).runs[0]?.detailsFetched ?? 0;
+      while (child.exitCode === null && (sim.requestLog.filter((r) => r.kind === 'conversation_detail').length === detailsBefore || ((await committed()) === 0 && Date.now() - started < 60_000))) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      child.kill('SIGKILL');
+      const ended = await done;
+      if (ended.signal === 'SIGKILL') break;
+      expect(attempt, `the sync ended before the kill ${attempt} times (exit ${ended.code})`).toBeLessThan(4);
     }
-    child.kill('SIGKILL');
-    expect((await done).signal).toBe('SIGKILL');
 
     const afterKill = JSON.parse((await runCli(['status', '--json'], env)).stdout) as StatusJson;
     const killed = afterKill.runs[0]!;
     expect(killed.stale).toBe(true);
     const storedByKilled = await usableStored(dbPath);
     expect(storedByKilled).toBeGreaterThan(0);
-    expect(storedByKilled).toBeLessThan(1500);
+    expect(storedByKilled).toBeLessThan(3000);
     // the killed run's figures are what it committed: every stored detail is its
     expect(killed.detailsFetched).toBe(storedByKilled);
     expect(afterKill.details.stored).toBe(storedByKilled);

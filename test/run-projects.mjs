@@ -1,5 +1,5 @@
 // `npm test`'s runner: the timing project (one file at a time, waiting on real windows, hardly any
-// CPU) beside the others (three files at a time), as two vitest processes. Vitest runs projects of
+// CPU) beside the others (four files at a time), as two vitest processes. Vitest runs projects of
 // different worker counts one after the other, which would add the timing files' waits to the
 // suite's length. The timing tests judge only what a loaded machine cannot miss, so the others
 // running beside them is load they must stand anyway.
