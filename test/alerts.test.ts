@@ -170,8 +170,37 @@ warn_below = ${bound}
     expect(expected.length).toBeGreaterThan(0);
     expect(firedDays.sort((a, b) => a - b)).toEqual(expected);
     expect(new Set(result.episodes.map((e) => e.labels.space))).toEqual(new Set([sim.dataset.space.slug]));
+    // each episode in words: its worst day's count from the records, the bound, and the group's usual
+    // count (the median of the days judged ok before it in the replay) as a notification says them
+    const lines = res.stderr.split('\n').filter((l) => /^ {2}warn for \d+ days?, /.test(l));
+    expect(lines).toHaveLength(result.episodes.length);
+    for (const e of result.episodes as unknown as { worst_at: string; expected: number | null; periods: number; summary: string }[]) {
+      const worst = Date.parse(e.worst_at);
+      const okBefore = inRange.filter(([d, n]) => d < worst && n >= bound).map(([, n]) => n).sort((a, b) => a - b).slice(-14);
+      const median = okBefore.length === 0 ? null : okBefore.length % 2 ? okBefore[okBefore.length >> 1]! : (okBefore[okBefore.length / 2 - 1]! + okBefore[okBefore.length / 2]!) / 2;
+      expect(e.expected).toBe(median);
+      expect(e.summary).toContain(`${sim.dataset.space.slug}: ${counts.get(worst)} conversations on ${e.worst_at.slice(0, 10)}`);
+      expect(e.summary).toMatch(new RegExp(`; warn below ${bound}$`));
+      if (median !== null) expect(e.summary).toContain(`; usually ${Number.isInteger(median) ? median : median.toFixed(1)}`);
+      expect(lines.some((l) => l.endsWith(`: ${e.summary}`) && l.includes(` for ${e.periods} day`))).toBe(true);
+    }
     expect(sha(db)).toBe(before);
   }, 300_000);
+});
+
+describe('alert, a rule that can judge nothing', () => {
+  it('stores each skipped group with its reason, and the run line says how many and why', async () => {
+    const db = freshCopy();
+    const res = await runCli(['alert', '--db', db, '--rules', rulesFile(perConnection('warn_above = 0').replace('min_volume = 1', 'min_volume = 1000000')), '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const stored = await rows<{ level: string; reason: string | null; n: number }>(db, `SELECT level, reason, count(*)::INTEGER AS n FROM alert_evaluations GROUP BY ALL`);
+    expect(stored).toHaveLength(1);
+    const [{ level, reason, n }] = stored as [{ level: string; reason: string; n: number }];
+    expect({ level, reason }).toEqual({ level: 'skipped', reason: 'volume' });
+    const summary = (JSON.parse(res.stdout) as { rules: { rule: string; evaluations: number; judged: number; skipped: { volume: number } }[] }).rules;
+    expect(summary).toEqual([expect.objectContaining({ rule: 'failing-connection', evaluations: n, judged: 0, skipped: expect.objectContaining({ volume: n }) })]);
+    expect(res.stderr).toMatch(new RegExp(`^alert: 1 rule as of \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC: 0 groups judged, ${n} skipped \\(${n} with a volume below min_volume\\); 0 firing \\(0 new\\), 0 resolved$`, 'm'));
+  }, 120_000);
 });
 
 /** The schema version whose migration adds the alert tables. */

@@ -5,13 +5,12 @@
 // costs a run one timeout, not one per alert.
 
 import type { ReportDefinition } from '../reports/catalog.js';
-import { headerColumns } from '../reports/sql-file.js';
 import type { Database } from '../store/database.js';
-import { fingerprintOf, type AlertFacts } from './message.js';
+import type { AlertFacts } from './message.js';
 import { periodMs } from './periods.js';
 import type { Rule } from './rules.js';
 import { toState, type AlertState } from './state.js';
-import type { GroupLabels } from './values.js';
+import { columnTerms, factsOf } from './facts.js';
 import { post, webhookBody, type Webhook } from './webhook.js';
 
 /** Runs an episode's notifications are tried in before it is given up. */
@@ -92,50 +91,24 @@ export async function alertFacts(
     [state.rule, state.group_key, periodStart.toISOString()],
   );
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  const kind = rule?.kind ?? 'threshold';
-  const report = rule && rule.kind !== 'freshness' ? rule : null;
-  const docs = report ? (headerColumns(context.catalog.find((r) => r.name === report.report)?.header ?? '').find((c) => c.name === report.column)?.description ?? '') : '';
-  const isRate = report !== null && (docs.includes('÷') || /_(rate|share)$/.test(report.column));
-  const value = evaluation ? num(evaluation.value) : null;
-  const volume = evaluation && report?.volumeColumn ? num(evaluation.volume) : null;
   let expected = evaluation ? num(evaluation.expected) : null;
-  if (expected === null && kind === 'threshold') expected = await usualValue(db, state, periodStart);
-  const periodEnd = evaluation?.period_end ? new Date(evaluation.period_end as Date) : periodEndOf(rule, periodStart);
-  return {
+  if (expected === null && (rule?.kind ?? 'threshold') === 'threshold') expected = await usualValue(db, state, periodStart);
+  const period = {
     status,
-    rule: state.rule,
-    kind,
+    ruleName: state.rule,
+    groupKey: state.group_key,
     level: state.level,
-    description: rule?.description ?? '',
-    labels: JSON.parse(state.group_key) as GroupLabels,
-    report: report?.report ?? null,
-    column: report?.column ?? null,
-    freshnessOf: rule?.kind === 'freshness' ? rule.of : null,
-    isRate,
-    volumeColumn: report?.volumeColumn ?? null,
-    volume,
-    count: isRate && value !== null && volume !== null && report !== null && countOf(docs, report.volumeColumn) ? Math.round(value * volume) : null,
-    period: rule?.period ?? 'day',
-    periodStart,
-    periodEnd,
-    value,
-    expected,
+    firingValue: state.value,
     bound: state.bound,
-    side: state.value !== null && state.bound !== null && state.value < state.bound ? 'below' : 'above',
     firingSince: state.firing_since,
-    resolvedAt: status === 'resolved' ? state.resolved_at : null,
-    link: context.link,
-    runbookUrl: rule?.runbookUrl ?? null,
-    detectedAt: now,
-    fingerprint: fingerprintOf(state.rule, state.group_key),
+    resolvedAt: state.resolved_at,
+    periodStart,
+    periodEnd: evaluation?.period_end ? new Date(evaluation.period_end as Date) : periodEndOf(rule, periodStart),
+    value: evaluation ? num(evaluation.value) : null,
+    expected,
+    volume: evaluation ? num(evaluation.volume) : null,
   };
-}
-
-/** A rate is a share of its volume column only when its documentation says `… ÷ VOLUME`. */
-function countOf(docs: string, volumeColumn: string | null): boolean {
-  if (volumeColumn === null) return false;
-  const denominator = /÷\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\(|$|,|;)/.exec(docs.trim());
-  return denominator?.[1] === volumeColumn;
+  return factsOf(rule, columnTerms(rule, context.catalog), period, { link: context.link, detectedAt: now });
 }
 
 /** The median of the group's values in its latest ok periods before `before`; null without any. */

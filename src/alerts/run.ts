@@ -14,6 +14,7 @@ import { parseRules, type Rule } from './rules.js';
 import { openStates, recordEvaluations, type AlertState, type StateChanges } from './state.js';
 import { alertFacts, deliver, type DeliveryOutcome } from './deliver.js';
 import { summaryText } from './message.js';
+import { summarise, type RuleSummary } from './rule-summary.js';
 import type { Webhook } from './webhook.js';
 
 export interface RulesSource {
@@ -57,6 +58,8 @@ export interface AlertRunResult {
   /** the time judged as of: each rule's period is the latest complete at this instant */
   as_of: string;
   evaluations: number;
+  /** per rule: its groups judged and skipped, and why (rule-summary.ts) */
+  rules: RuleSummary[];
   /** every alert firing after the run */
   firing: AlertView[];
   /** of those, the ones that started in this run */
@@ -111,6 +114,7 @@ export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResul
       evaluated_at: now.toISOString(),
       as_of: at.toISOString(),
       evaluations: evaluated.reduce((n, e) => n + e.evaluations.length, 0),
+      rules: evaluated.map((e) => summarise(e.rule, 1, e.evaluations)),
       firing: await views(firing, 'firing'),
       started: await views(changes.started, 'firing'),
       resolved: await views(changes.resolved, 'resolved'),

@@ -46,9 +46,9 @@ export async function recordEvaluations(
   await db.run(`DELETE FROM alert_evaluations WHERE rule = ? AND period_start = ?::TIMESTAMPTZ AND period_end = ?::TIMESTAMPTZ`, [rule.name, start, window.end.toISOString()]);
   for (const e of evaluations) {
     await db.run(
-      `INSERT INTO alert_evaluations (rule, group_key, period_start, period_end, value, expected, bound, level, evaluated_at, volume)
-       VALUES (?, ?, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ, ?, ?, ?, ?, ?::TIMESTAMPTZ, ?)`,
-      [rule.name, e.key, start, window.end.toISOString(), e.value, e.expected, e.bound, e.level, now.toISOString(), e.volume],
+      `INSERT INTO alert_evaluations (rule, group_key, period_start, period_end, value, expected, bound, level, evaluated_at, volume, reason)
+       VALUES (?, ?, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ, ?, ?, ?, ?, ?::TIMESTAMPTZ, ?, ?)`,
+      [rule.name, e.key, start, window.end.toISOString(), e.value, e.expected, e.bound, e.level, now.toISOString(), e.volume, e.reason],
     );
   }
   const open = new Map((await openStates(db, rule.name)).map((s) => [s.group_key, s]));

@@ -11,7 +11,8 @@ export const ALERTS_DDL = `CREATE TABLE IF NOT EXISTS alert_evaluations (
   bound DOUBLE,
   level VARCHAR NOT NULL,
   evaluated_at TIMESTAMPTZ NOT NULL,
-  volume DOUBLE
+  volume DOUBLE,
+  reason VARCHAR
 );
 CREATE TABLE IF NOT EXISTS alert_states (
   rule VARCHAR NOT NULL,
@@ -27,5 +28,8 @@ CREATE TABLE IF NOT EXISTS alert_states (
   notify_attempts INTEGER NOT NULL DEFAULT 0
 );`;
 
-/** The rule's volume column beside each value (schema 20): the counts behind a rate in a notification. */
+/** The rule's volume column beside each value (schema 22): the counts behind a rate in a notification. */
 export const ALERT_VOLUME_MIGRATION = `ALTER TABLE alert_evaluations ADD COLUMN IF NOT EXISTS volume DOUBLE;`;
+
+/** Why a group was skipped or a crossing stayed ok (schema 23): a live run's silence, explained in rows. */
+export const ALERT_REASON_MIGRATION = `ALTER TABLE alert_evaluations ADD COLUMN IF NOT EXISTS reason VARCHAR;`;

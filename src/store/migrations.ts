@@ -2,7 +2,7 @@
 // database.ts runs the ones a file lacks when it opens it. Columns are added, never renamed; a
 // table whose definition must change is copied (recreate()).
 
-import { ALERT_VOLUME_MIGRATION, ALERTS_DDL } from './alert-tables.js';
+import { ALERT_REASON_MIGRATION, ALERT_VOLUME_MIGRATION, ALERTS_DDL } from './alert-tables.js';
 import { ERASURES_DDL } from './erasures.js';
 import { REDACTION_AT_REST_DDL } from './redaction-at-rest.js';
 import { RECORDINGS_DDL } from './recordings.js';
@@ -171,4 +171,5 @@ export const MIGRATIONS: Readonly<Record<number, Migration>> = {
   // for the runs before, which never measured it
   21: `ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS server_count_excess INTEGER;`,
   22: ALERT_VOLUME_MIGRATION, // each evaluation's volume, for the counts a notification gives
+  23: ALERT_REASON_MIGRATION, // why each evaluation was skipped, or a crossing stayed ok
 };

@@ -11,7 +11,7 @@ import { SEARCH_DDL } from './search-index/schema.js';
 import { CONVERSATION_FIGURES_DDL } from './figures.js';
 import { LOAD_STATE_VIEW_SQL } from './load-state.js';
 
-export const SCHEMA_VERSION = 22;
+export const SCHEMA_VERSION = 23;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [

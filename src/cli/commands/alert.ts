@@ -146,6 +146,7 @@ async function alertAction(flags: AlertFlags): Promise<void> {
     for (const a of result.firing) process.stderr.write(prefix(space, render.firingLine(a)));
     for (const a of result.resolved) process.stderr.write(prefix(space, render.resolvedLine(a)));
     if (result.notifications?.failed) process.stderr.write(render.deliveryLine(result.notifications));
+    process.stderr.write(prefix(space, render.runLine(result)));
     results.push(result);
   }
   printJson(results);
