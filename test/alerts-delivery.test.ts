@@ -235,8 +235,8 @@ describe('slack: Block Kit', () => {
         ...(e.annotations.expected ? [{ type: 'mrkdwn', text: `*Usually*\n${e.annotations.expected}` }] : []),
         { type: 'mrkdwn', text: `*Bound (${e.level})*\n${e.annotations.bound}` },
         ...(counts ? [{ type: 'mrkdwn', text: `*Counts*\n${counts}` }] : []),
-        { type: 'mrkdwn', text: `*Period*\nday from ${new Date(YESTERDAY).toISOString()}` },
-        { type: 'mrkdwn', text: `*Firing since*\n${new Date(YESTERDAY).toISOString()}` },
+        { type: 'mrkdwn', text: `*Period*\nday from ${new Date(YESTERDAY).toISOString().slice(0, 10)} (UTC)` },
+        { type: 'mrkdwn', text: `*Firing since*\n${new Date(YESTERDAY).toISOString().slice(0, 10)}` },
         ...extra.map((t) => ({ type: 'mrkdwn', text: t })),
         { type: 'mrkdwn', text: `*Measure*\n${e.annotations.measure}` },
       ];
@@ -259,7 +259,7 @@ describe('slack: Block Kit', () => {
         blocks: [
           { type: 'header', text: { type: 'plain_text', text: `:white_check_mark: RESOLVED ${e.rule}: ${e.where}`, emoji: true } },
           { type: 'section', text: { type: 'mrkdwn', text: esc(e.resolvedSummary) } },
-          { type: 'section', fields: fields(counts, 'Value now', [`*Resolved at*\n${new Date(YESTERDAY).toISOString()}`]) },
+          { type: 'section', fields: fields(counts, 'Value now', [`*Resolved at*\n${new Date(YESTERDAY).toISOString().slice(0, 10)}`]) },
           ...tail,
         ],
       });

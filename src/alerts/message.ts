@@ -96,6 +96,12 @@ export function periodText(period: Period, start: Date): string {
   return `in the hour from ${day} ${start.toISOString().slice(11, 16)} UTC`;
 }
 
+/** An instant of a period as a person reads it: `2026-11-23` for a day or week, `2026-11-23 07:00 UTC` for an hour. */
+export function instantText(period: Period, at: Date): string {
+  const iso = at.toISOString();
+  return period === 'hour' ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso.slice(0, 10);
+}
+
 /** The measured part: `failure rate 60% (12 of 20 calls)`, `2 conversations`, `p90 75 s (40 answers)`. */
 function measured(f: AlertFacts): string {
   if (f.kind === 'freshness') {

@@ -2,7 +2,7 @@
 // the rule's description and the link, with `text` as the notification's fallback. Slack refuses
 // a message whose blocks break its limits, so every text is cut to them here.
 
-import { clip, figures, summaryText, whereText, type AlertFacts } from '../message.js';
+import { clip, figures, instantText, summaryText, whereText, type AlertFacts } from '../message.js';
 
 /** Block Kit's limits (api.slack.com/reference/block-kit/blocks). */
 export const SLACK_LIMITS = { header: 150, sectionText: 3000, fields: 10, fieldText: 2000, contextText: 3000, blocks: 50, text: 3000 } as const;
@@ -28,9 +28,9 @@ export function slackBody(f: AlertFacts): { text: string; blocks: Block[] } {
     ...field('Usually', fig.expected),
     ...field(`Bound (${f.level})`, fig.bound),
     ...field(f.isRate ? 'Counts' : 'Volume', counts),
-    ...field('Period', f.kind === 'freshness' ? `at ${f.periodEnd.toISOString()}` : `${f.period} from ${f.periodStart.toISOString()}`),
-    ...field('Firing since', fig.firing_since),
-    ...field('Resolved at', fig.resolved_at),
+    ...field('Period', f.kind === 'freshness' ? `at ${instantText('hour', f.periodEnd)}` : `${f.period} from ${instantText(f.period, f.periodStart)}${f.period === 'hour' ? '' : ' (UTC)'}`),
+    ...field('Firing since', instantText(f.period, f.firingSince)),
+    ...field('Resolved at', f.resolvedAt === null ? undefined : instantText(f.period, f.resolvedAt)),
     ...field('Measure', fig.measure),
   ].slice(0, SLACK_LIMITS.fields);
   const blocks: Block[] = [

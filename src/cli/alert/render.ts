@@ -5,6 +5,7 @@ import type { BacktestEpisode, BacktestResult } from '../../alerts/backtest.js';
 import type { RuleSummary } from '../../alerts/rule-summary.js';
 import type { DeliveryOutcome } from '../../alerts/deliver.js';
 import type { AlertRunResult, AlertView } from '../../alerts/run.js';
+import { instantText } from '../../alerts/message.js';
 import type { Period } from '../../alerts/periods.js';
 
 export function firingLine(a: AlertView): string {
@@ -68,12 +69,9 @@ function judgedLine(r: RuleSummary): string {
 
 /** `error for 2 days, 2026-11-23 to 2026-11-25: <the worst period in words>` */
 function episodeLine(e: BacktestEpisode, period: Period): string {
-  const span = e.cleared_at === null ? `from ${when(period, e.fired_at)}, still firing` : `${when(period, e.fired_at)} to ${when(period, e.cleared_at)}`;
+  const when = (iso: string) => instantText(period, new Date(iso));
+  const span = e.cleared_at === null ? `from ${when(e.fired_at)}, still firing` : `${when(e.fired_at)} to ${when(e.cleared_at)}`;
   return `  ${e.level} for ${e.periods} ${period}${e.periods === 1 ? '' : 's'}, ${span}: ${e.summary}\n`;
-}
-
-function when(period: Period, iso: string): string {
-  return period === 'hour' ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso.slice(0, 10);
 }
 
 function num(v: number | null): string {
