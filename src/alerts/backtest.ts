@@ -4,6 +4,7 @@
 
 import { loadSharedRelations } from '../reports/shared-relations.js';
 import { withReadOnlyDatabase } from '../store/read-only.js';
+import { latestClockSkewMs } from '../store/sync-runs.js';
 import { Evaluator, type Evaluation } from './evaluate.js';
 import { columnTerms, factsOf } from './facts.js';
 import { isFiring } from './judge.js';
@@ -57,9 +58,12 @@ export async function backtestAlerts(options: BacktestOptions): Promise<Backtest
   const { rules, catalog } = readRules(options);
   const shared = loadSharedRelations();
   return withReadOnlyDatabase(options.dbPath, { lockTimeoutMs: options.lockTimeoutMs }, async (db) => {
-    const evaluator = new Evaluator(db.connection, rules, catalog, shared);
-    const result: BacktestResult = { from: options.from.toISOString(), to: now.toISOString(), rules: [], episodes: [] };
-    const planned = rules.map((rule) => ({ rule, windows: windowsBetween(rule.period, options.from, now) }));
+    // replayed up to the latest period complete on the server's clock, as a live run judges
+    const serverClockAheadMs = await latestClockSkewMs(db);
+    const to = new Date(now.getTime() + serverClockAheadMs);
+    const evaluator = new Evaluator(db.connection, rules, catalog, shared, serverClockAheadMs);
+    const result: BacktestResult = { from: options.from.toISOString(), to: to.toISOString(), rules: [], episodes: [] };
+    const planned = rules.map((rule) => ({ rule, windows: windowsBetween(rule.period, options.from, to) }));
     evaluator.plan(planned);
     for (const { rule, windows } of planned) {
       const perWindow = await evaluator.evaluateAll(rule, windows);

@@ -40,6 +40,8 @@ export class Evaluator {
     private readonly rules: readonly Rule[],
     catalog: readonly ReportDefinition[],
     shared: readonly SharedRelation[],
+    /** how far the server's clock runs ahead of this machine's: windows are on the server's, sync runs are timed on ours */
+    private readonly serverClockAheadMs = 0,
   ) {
     this.rows = new ReportRows(connection, shared, new Map(catalog.map((r) => [r.name, r])));
   }
@@ -79,7 +81,7 @@ export class Evaluator {
   }
 
   private async values(rule: ValueRule, window: Window): Promise<Evaluation[]> {
-    const span = (this.span ??= await storedSpan(this.connection));
+    const span = (this.span ??= await storedSpan(this.connection, this.serverClockAheadMs));
     const current = await this.groups(rule, window);
     // one window at a time: each creates the shared relations its reports read on this connection
     const windows = historyWindows(rule, window);
@@ -120,7 +122,11 @@ export class Evaluator {
 
   private async freshness(rule: FreshnessRule, windows: readonly Window[]): Promise<Evaluation[][]> {
     const ends = windows.map((w) => w.end);
-    const values = rule.of === 'conversations' ? await conversationFreshness(this.connection, ends) : await syncFreshness(this.connection, ends);
+    const skew = this.serverClockAheadMs;
+    const values =
+      rule.of === 'conversations'
+        ? await conversationFreshness(this.connection, ends)
+        : (await syncFreshness(this.connection, ends.map((e) => new Date(e.getTime() - skew)))).map((v) => ({ ...v, end: v.end + skew }));
     const byEnd = new Map<number, Evaluation[]>(windows.map((w) => [w.end.getTime(), []]));
     for (const v of values) {
       const window = windows.find((w) => w.end.getTime() === v.end)!;

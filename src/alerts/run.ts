@@ -7,6 +7,7 @@ import { loadCatalog, type CustomReportDir, type ReportDefinition } from '../rep
 import { loadSharedRelations } from '../reports/shared-relations.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { Database } from '../store/database.js';
+import { latestClockSkewMs } from '../store/sync-runs.js';
 import { Evaluator, type Evaluation } from './evaluate.js';
 import type { GroupLabels } from './values.js';
 import { latestComplete, type Window } from './periods.js';
@@ -55,7 +56,7 @@ export interface AlertView {
 
 export interface AlertRunResult {
   evaluated_at: string;
-  /** the time judged as of: each rule's period is the latest complete at this instant */
+  /** the time judged as of, on the server's clock (this machine's shifted by the skew the latest sync measured): each rule's period is the latest complete at this instant */
   as_of: string;
   evaluations: number;
   /** per rule: its groups judged and skipped, and why (rule-summary.ts) */
@@ -73,7 +74,7 @@ export interface AlertRunOptions extends RulesSource {
   dbPath: string;
   /** the wall clock: when values were evaluated and notifications sent */
   now?: Date;
-  /** judge as of this time (a missed run played later); default `now`; never before a period already judged */
+  /** judge as of this time on the server's clock (a missed run played later); default `now` on the server's clock; never before a period already judged */
   at?: Date;
   lockTimeoutMs?: number;
   /** where notifications go (webhook.ts); null: none are sent (what is owed stays owed) */
@@ -84,14 +85,16 @@ export interface AlertRunOptions extends RulesSource {
 
 export async function runAlerts(options: AlertRunOptions): Promise<AlertRunResult> {
   const now = options.now ?? new Date();
-  const at = options.at ?? now;
   const { rules, catalog } = readRules(options);
   const shared = loadSharedRelations();
   const db = await Database.open(options.dbPath, { mustExist: true, lockTimeoutMs: options.lockTimeoutMs });
   try {
+    // the conversations are timed by the server's clock: its periods end on it, not on ours
+    const serverClockAheadMs = await latestClockSkewMs(db);
+    const at = options.at ?? new Date(now.getTime() + serverClockAheadMs);
     const windows = rules.map((rule) => ({ rule, window: latestComplete(rule.period, at) }));
     await refuseGoingBack(db, windows);
-    const evaluator = new Evaluator(db.connection, rules, catalog, shared);
+    const evaluator = new Evaluator(db.connection, rules, catalog, shared, serverClockAheadMs);
     evaluator.plan(windows.map(({ rule, window }) => ({ rule, windows: [window] })));
     const evaluated: { rule: Rule; window: Window; evaluations: Evaluation[] }[] = [];
     for (const { rule, window } of windows) {

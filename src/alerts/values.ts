@@ -123,11 +123,14 @@ export interface StoredSpan {
   until: number;
 }
 
-/** The span of the stored history: a period inside it that holds no row of a group holds none of its conversations. */
-export async function storedSpan(connection: DuckDBConnection): Promise<StoredSpan> {
+/**
+ * The span of the stored history: a period inside it that holds no row of a group holds none of its
+ * conversations. Sync runs are timed on this machine's clock: `serverClockAheadMs` puts them on the server's.
+ */
+export async function storedSpan(connection: DuckDBConnection, serverClockAheadMs = 0): Promise<StoredSpan> {
   const reader = await connection.runAndReadAll(
     `SELECT epoch_ms(min(started_at)) AS first,
-            epoch_ms(greatest(max(started_at), (SELECT max(ended_at) FROM sync_runs WHERE status = 'ok'))) AS until
+            greatest(epoch_ms(max(started_at)), (SELECT epoch_ms(max(ended_at)) FROM sync_runs WHERE status = 'ok') + ${Math.round(serverClockAheadMs)}) AS until
      FROM conversations WHERE isfinite(started_at)`,
   );
   const row = reader.getRowObjectsJS()[0] ?? {};

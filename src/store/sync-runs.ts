@@ -112,3 +112,11 @@ export async function finishRun(
     ]);
   });
 }
+
+/** How far the server's clock ran ahead of this machine's in the latest run that read it (negative: behind), in ms; 0 when none did. */
+export async function latestClockSkewMs(db: Database): Promise<number> {
+  const row = await db.one<{ skew: number | null }>(
+    `SELECT clock_skew_seconds AS skew FROM sync_runs WHERE clock_skew_seconds IS NOT NULL ORDER BY started_at DESC, run_id DESC LIMIT 1`,
+  );
+  return row?.skew === null || row?.skew === undefined ? 0 : Math.round(Number(row.skew) * 1000);
+}

@@ -47,7 +47,7 @@ export function registerAlert(program: Command): void {
     .option('--check', 'only check the rules file (reports, columns, kinds, keys) and exit')
     .option('--backtest', 'replay every rule over the stored history period by period and print when it would have fired and cleared (stores nothing)')
     .option('--since <time>', 'with --backtest: replay the periods from this time on (30d, 7d, an ISO date; default 30d)')
-    .option('--at <time>', 'judge as of this time instead of now: each rule’s latest period complete at it (a missed run played later; never before a period already judged)')
+    .option('--at <time>', 'judge as of this time (on the server’s clock) instead of now: each rule’s latest period complete at it (a missed run played later; never before a period already judged)')
     .option('--wait <duration>', READER_WAIT_HELP, '30s')
     .option('--webhook-format <format>', 'notifications as alertmanager (webhook version 4), slack (Block Kit) or pagerduty (Events API v2)', 'alertmanager')
     .option('--webhook-timeout <duration>', 'how long to wait for the webhook to answer each notification', '10s')
