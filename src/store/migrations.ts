@@ -9,7 +9,7 @@ import { RECORDINGS_DDL } from './recordings.js';
 import { SEARCH_MIGRATION } from './search-index/schema.js';
 import { conversationKeySql } from './conversation-key.js';
 import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
-import { AGENT_DETAIL_COLUMNS, BIG_TABLES, VIEWS_SQL } from './schema.js';
+import { AGENT_DETAIL_COLUMNS, BIG_TABLES, CONFIG_BODY_TABLES, VIEWS_SQL } from './schema.js';
 import { LOAD_STATE_VIEW_SQL, RECORDING_LINK_COLUMN_SQL } from './load-state.js';
 import { fillRecordingLinks } from './load-facts.js';
 import type { Database } from './database.js';
@@ -171,4 +171,7 @@ export const MIGRATIONS: Readonly<Record<number, Migration>> = {
   // for the runs before, which never measured it
   21: `ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS server_count_excess INTEGER;`,
   22: ALERT_VOLUME_MIGRATION, // each evaluation's volume, for the counts a notification gives
+  // the configuration bodies as received when DuckDB's JSON reader refuses them; the bodies stored
+  // before were read by it as received, so theirs stay NULL
+  23: CONFIG_BODY_TABLES.map((t) => `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS body_received VARCHAR;`).join('\n'),
 };
