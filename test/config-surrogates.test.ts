@@ -79,6 +79,11 @@ describe('a configuration with lone surrogates', () => {
     const versions = await sql<{ name: string }>(db, `SELECT body->>'$.data.name' AS name FROM agent_versions`);
     expect(versions.map((v) => v.name).sort()).toEqual(agents.map((a) => meant(a.name)).sort());
 
+    // the next run finds every agent's version stored: it asks no Get agent
+    const before2 = sim.requestLog.length;
+    expect(JSON.parse((await cli(['sync', '--json'])).stdout)).toMatchObject({ status: 'ok', errors: 0 });
+    expect(sim.requestLog.slice(before2).filter((r) => r.client === 'key' && /\/agents\/[^/]+$/.test(r.path))).toEqual([]);
+
     // every command reads what the sync stored
     await cli(['report', '--format', 'json', '--out', join(tempDir(), 'report')]);
     const status = JSON.parse((await cli(['status', '--json'])).stdout) as { tables: Record<string, number> };
