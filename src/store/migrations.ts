@@ -47,7 +47,7 @@ function recreate(table: string, from: number, ddl: string, fill = (old: string)
  * What brings a database at schema version (key - 1) to version key: SQL, or work over the database
  * where a fact must be read from the bodies by the write path's own rules (in JS), not DuckDB's.
  */
-/** Schema 23's column of a configuration table (the body as received, when it differs). */
+/** body_received of a configuration table (the body as received, when it differs). */
 const BODY_RECEIVED_SQL = (table: string): string => `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS body_received VARCHAR;`;
 
 export type Migration = string | ((db: Database) => Promise<void>);
@@ -56,9 +56,9 @@ export const MIGRATIONS: Readonly<Record<number, Migration>> = {
   2: `ALTER TABLE raw_conversations ADD COLUMN IF NOT EXISTS is_final BOOLEAN;
       UPDATE raw_conversations SET is_final = ${DETAIL_IS_FINAL};`,
   // The agent's detail columns; those the list entry holds are filled from it at once, behavior
-  // and workflow by the next sync's Get agent (every stored agent counts as new to it). Schema
-  // 23's column comes here too: an upgrade is one transaction, and DuckDB cannot commit an ALTER
-  // of a table that an UPDATE in it changed.
+  // and workflow by the next sync's Get agent (every stored agent counts as new to it). The later
+  // step's body_received comes here too: an upgrade is one transaction, and DuckDB cannot commit
+  // an ALTER of a table that an UPDATE in it changed.
   3: `${AGENT_DETAIL_COLUMNS.map(([name, type]) => `ALTER TABLE agents ADD COLUMN IF NOT EXISTS ${name} ${type};`).join('\n')}
       ${BODY_RECEIVED_SQL('agents')}
       UPDATE agents SET
