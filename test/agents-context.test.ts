@@ -193,6 +193,7 @@ describe('agents, their flows and connections', () => {
       for (const column of ['first_message', 'knowledge_ids', 'knowledge_folder_ids', 'phone_number_ids', 'last_synced_at', 'behavior', 'workflow', 'detail_fetched_at']) {
         await db.run(`ALTER TABLE agents DROP COLUMN ${column}`);
       }
+      for (const table of ['agents', 'tools']) await db.run(`ALTER TABLE ${table} DROP COLUMN body_received`);
       await db.run(`UPDATE convoduck_meta SET value = '2' WHERE key = 'schema_version'`);
     });
 

@@ -90,7 +90,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const realData = new RealData(dataset, o, opts.realData);
   const conversations = new ConversationRoutes(dataset, o, realData);
   conversations.hide(o.hiddenFromLists);
-  const router = createRouter(slug, new SpaceRoutes(dataset, o), conversations);
+  const router = createRouter(slug, new SpaceRoutes(dataset, o, opts.realData?.configText === true), conversations);
   const hostile = await HostileAnswers.start();
   const pipeline = new RequestPipeline({ options: o, budget, recorder, router, hostile, faults });
   // The recording host shares the server but not the pipeline: no key, no rate limit.

@@ -9,7 +9,7 @@ import { RECORDINGS_DDL } from './recordings.js';
 import { SEARCH_MIGRATION } from './search-index/schema.js';
 import { conversationKeySql } from './conversation-key.js';
 import { CONVERSATION_FIGURES_DDL, conversationFiguresSql, turnFiguresSql, VISIT_ENTRY_SQL } from './figures.js';
-import { AGENT_DETAIL_COLUMNS, BIG_TABLES, VIEWS_SQL } from './schema.js';
+import { AGENT_DETAIL_COLUMNS, BIG_TABLES, CONFIG_BODY_TABLES, VIEWS_SQL } from './schema.js';
 import { LOAD_STATE_VIEW_SQL, RECORDING_LINK_COLUMN_SQL } from './load-state.js';
 import { fillRecordingLinks } from './load-facts.js';
 import type { Database } from './database.js';
@@ -47,14 +47,20 @@ function recreate(table: string, from: number, ddl: string, fill = (old: string)
  * What brings a database at schema version (key - 1) to version key: SQL, or work over the database
  * where a fact must be read from the bodies by the write path's own rules (in JS), not DuckDB's.
  */
+/** body_received of a configuration table (the body as received, when it differs). */
+const BODY_RECEIVED_SQL = (table: string): string => `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS body_received VARCHAR;`;
+
 export type Migration = string | ((db: Database) => Promise<void>);
 
 export const MIGRATIONS: Readonly<Record<number, Migration>> = {
   2: `ALTER TABLE raw_conversations ADD COLUMN IF NOT EXISTS is_final BOOLEAN;
       UPDATE raw_conversations SET is_final = ${DETAIL_IS_FINAL};`,
   // The agent's detail columns; those the list entry holds are filled from it at once, behavior
-  // and workflow by the next sync's Get agent (every stored agent counts as new to it).
+  // and workflow by the next sync's Get agent (every stored agent counts as new to it). The later
+  // step's body_received comes here too: an upgrade is one transaction, and DuckDB cannot commit
+  // an ALTER of a table that an UPDATE in it changed.
   3: `${AGENT_DETAIL_COLUMNS.map(([name, type]) => `ALTER TABLE agents ADD COLUMN IF NOT EXISTS ${name} ${type};`).join('\n')}
+      ${BODY_RECEIVED_SQL('agents')}
       UPDATE agents SET
         first_message = json_extract(body, '$.first_message'),
         knowledge_ids = json_extract(body, '$.knowledge_ids'),
@@ -172,4 +178,7 @@ export const MIGRATIONS: Readonly<Record<number, Migration>> = {
   21: `ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS server_count_excess INTEGER;`,
   22: ALERT_VOLUME_MIGRATION, // each evaluation's volume, for the counts a notification gives
   23: ALERT_REASON_MIGRATION, // why each evaluation was skipped, or a crossing stayed ok
+  // the configuration bodies as received when DuckDB's JSON reader refuses them; the bodies stored
+  // before were read by it as received, so theirs stay NULL
+  24: CONFIG_BODY_TABLES.map(BODY_RECEIVED_SQL).join('\n'),
 };

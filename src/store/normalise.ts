@@ -332,6 +332,35 @@ export function normaliseDetailText(text: string, id: string): NormalisedDetail 
   return normaliseDetail(body, id);
 }
 
+/** A JSON escape of a UTF-16 surrogate half: how a lone one reaches a body (UTF-8 cannot carry it). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+
+/** A parsed JSON value with every string (keys too) well-formed: Reader.wellFormed's rule, everywhere. */
+function wellFormedValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.toWellFormed();
+  if (Array.isArray(value)) return value.map(wellFormedValue);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toWellFormed(), wellFormedValue(v)]));
+  return value;
+}
+
+/**
+ * JSON text DuckDB's JSON reader takes, from a body as received: the text itself, or when a string
+ * of it holds a lone UTF-16 surrogate (which that reader refuses and JSON.parse takes), the value
+ * written again with each lone one as U+FFFD. Text that is not JSON is returned as it is.
+ */
+export function wellFormedJson(text: string): string {
+  if (!SURROGATE_ESCAPE.test(text) && text.isWellFormed()) return text;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const fixed = JSON.stringify(wellFormedValue(value));
+  // surrogate pairs only: DuckDB reads the text as it is
+  return fixed === JSON.stringify(value) ? text : fixed;
+}
+
 /** The detail read from a body whose bytes were not all UTF-8: those read as U+FFFD, a coercion. */
 export function readAsNotUtf8(n: NormalisedDetail): NormalisedDetail {
   if (!n.usable) return n;

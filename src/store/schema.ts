@@ -11,7 +11,7 @@ import { SEARCH_DDL } from './search-index/schema.js';
 import { CONVERSATION_FIGURES_DDL } from './figures.js';
 import { LOAD_STATE_VIEW_SQL } from './load-state.js';
 
-export const SCHEMA_VERSION = 23;
+export const SCHEMA_VERSION = 24;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -66,6 +66,15 @@ export const AGENT_DETAIL_COLUMNS: readonly (readonly [string, string])[] = [
   ['workflow', 'JSON'],
   ['detail_fetched_at', 'TIMESTAMPTZ'],
 ];
+
+/**
+ * The configuration tables' body as received when DuckDB's JSON reader refuses it (a lone UTF-16
+ * surrogate); NULL when `body` is the body as received (space-config.ts). Always the last column.
+ */
+const BODY_RECEIVED_COLUMN = 'body_received VARCHAR';
+
+/** The tables that keep a configuration body as received in body_received. */
+export const CONFIG_BODY_TABLES = ['agents', 'tools', 'connections', 'raw_agent_details'] as const;
 
 /**
  * How the raw bodies are stored. DuckDB's own choice for JSON of a few KB is no compression: the
@@ -234,7 +243,8 @@ CREATE TABLE IF NOT EXISTS agents (
   updated_at TIMESTAMPTZ,
   fetched_at TIMESTAMPTZ NOT NULL,
   body JSON NOT NULL,
-  ${AGENT_DETAIL_COLUMNS.map(([name, type]) => `${name} ${type}`).join(',\n  ')}
+  ${AGENT_DETAIL_COLUMNS.map(([name, type]) => `${name} ${type}`).join(',\n  ')},
+  ${BODY_RECEIVED_COLUMN}
 );
 
 -- Each Get agent response exactly as received. Get agent is asked only for an agent that is new
@@ -244,7 +254,8 @@ CREATE TABLE IF NOT EXISTS raw_agent_details (
   agent_id VARCHAR NOT NULL,
   space VARCHAR NOT NULL,
   fetched_at TIMESTAMPTZ NOT NULL,
-  body JSON NOT NULL
+  body JSON NOT NULL,
+  ${BODY_RECEIVED_COLUMN}
 );
 
 CREATE TABLE IF NOT EXISTS agent_versions (
@@ -278,7 +289,8 @@ CREATE TABLE IF NOT EXISTS connections (
   created_at TIMESTAMPTZ,
   updated_at TIMESTAMPTZ,
   fetched_at TIMESTAMPTZ NOT NULL,
-  body JSON NOT NULL
+  body JSON NOT NULL,
+  ${BODY_RECEIVED_COLUMN}
 );
 
 CREATE TABLE IF NOT EXISTS tools (
@@ -293,7 +305,8 @@ CREATE TABLE IF NOT EXISTS tools (
   created_at TIMESTAMPTZ,
   updated_at TIMESTAMPTZ,
   fetched_at TIMESTAMPTZ NOT NULL,
-  body JSON NOT NULL
+  body JSON NOT NULL,
+  ${BODY_RECEIVED_COLUMN}
 );
 
 CREATE SEQUENCE IF NOT EXISTS sync_run_ids START 1;

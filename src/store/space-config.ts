@@ -1,8 +1,13 @@
 // The space's configuration: agents, tools and connections as their lists return them, and the
 // Get agent responses (behavior, workflow) kept raw in raw_agent_details. Every column is derived
 // from a stored body by the SQL below, during a sync and again by `rebuild`, so the two agree.
+// A body DuckDB's JSON reader refuses (a lone UTF-16 surrogate) is kept as received in
+// body_received; its `body` is the same JSON with U+FFFD in place of each lone half (wellFormedJson),
+// decided when it is written.
 
+import { stage } from './batch-sql.js';
 import type { Database } from './database.js';
+import { wellFormedJson } from './normalise.js';
 
 export interface ListedRecord {
   id: string;
@@ -77,21 +82,14 @@ const COLUMNS = {
 
 type ConfigTable = keyof typeof COLUMNS;
 
-/** Loads rows of strings into a fresh temp table through DuckDB's appender. */
-async function stage(db: Database, name: string, columns: string[], rows: string[][]): Promise<void> {
-  await db.run(`CREATE OR REPLACE TEMP TABLE ${name} (${columns.map((c) => `${c} VARCHAR`).join(', ')})`);
-  const appender = await db.connection.createAppender(name);
-  try {
-    for (const row of rows) {
-      for (const value of row) appender.appendVarchar(value);
-      appender.endRow();
-    }
-  } finally {
-    appender.closeSync();
-  }
+/** A body as stored: the JSON DuckDB reads, and the text as received when that differs (else null). */
+function asStored(received: string): [string, string | null] {
+  const body = wellFormedJson(received);
+  return [body, body === received ? null : received];
 }
 
-const records = (list: ListedRecord[]): string[][] => list.map((r) => [r.id, r.body]);
+const RECORD_COLUMNS = ['id', 'body', 'received'];
+const records = (list: ListedRecord[]): (string | null)[][] => list.map((r) => [r.id, ...asStored(r.body)]);
 
 /**
  * The listed agents whose Get agent is due: new, or their list entry names another version than
@@ -100,7 +98,7 @@ const records = (list: ListedRecord[]): string[][] => list.map((r) => [r.id, r.b
  */
 export async function agentsToFetch(db: Database, agents: ListedRecord[]): Promise<string[]> {
   if (agents.length === 0) return [];
-  await stage(db, '_listed_agents', ['id', 'body'], records(agents));
+  await stage(db, '_listed_agents', RECORD_COLUMNS, records(agents));
   const rows = await db.all<{ id: string }>(`
     WITH l AS (SELECT DISTINCT ON (id) id, body::JSON AS b FROM _listed_agents),
     d AS (${latestDetail(`agent_id IN (SELECT id FROM _listed_agents)`)})
@@ -123,17 +121,17 @@ export async function saveSpaceConfig(db: Database, config: SpaceConfig): Promis
     ['tools', config.tools],
     ['connections', config.connections],
   ];
-  for (const [table, list] of lists) await stage(db, `_listed_${table}`, ['id', 'body'], records(list));
+  for (const [table, list] of lists) await stage(db, `_listed_${table}`, RECORD_COLUMNS, records(list));
   await stage(
     db,
     '_agent_details',
-    ['id', 'fetched_at', 'body'],
-    config.details.map((d) => [d.agentId, d.fetchedAt.toISOString(), d.body]),
+    ['id', 'fetched_at', 'body', 'received'],
+    config.details.map((d) => [d.agentId, d.fetchedAt.toISOString(), ...asStored(d.body)]),
   );
   await db.transaction(async () => {
     await db.run(
-      `INSERT INTO raw_agent_details
-       SELECT id, ?, fetched_at::TIMESTAMPTZ, body::JSON FROM _agent_details`,
+      `INSERT INTO raw_agent_details (agent_id, space, fetched_at, body, body_received)
+       SELECT id, ?, fetched_at::TIMESTAMPTZ, body::JSON, received FROM _agent_details`,
       [config.space],
     );
     for (const [table] of lists) {
@@ -141,7 +139,7 @@ export async function saveSpaceConfig(db: Database, config: SpaceConfig): Promis
       await insertRows(
         db,
         table,
-        `SELECT DISTINCT ON (id) ?::VARCHAR AS space, ?::TIMESTAMPTZ AS fetched_at, body::JSON AS body FROM _listed_${table}`,
+        `SELECT DISTINCT ON (id) ?::VARCHAR AS space, ?::TIMESTAMPTZ AS fetched_at, body::JSON AS body, received FROM _listed_${table}`,
         [config.space, at],
         `agent_id IN (SELECT id FROM _listed_agents)`,
       );
@@ -151,15 +149,31 @@ export async function saveSpaceConfig(db: Database, config: SpaceConfig): Promis
   });
 }
 
-/** Inserts `table`'s rows derived from `source` (space, fetched_at, body); `agents` are those `of` selects. */
+/**
+ * Inserts `table`'s rows derived from `source` (space, fetched_at, body, received: the body as
+ * received when it differs, the table's last column); `agents` are those `of` selects.
+ */
 async function insertRows(db: Database, table: ConfigTable, source: string, params?: string[], agents?: string): Promise<void> {
   const detail = table === 'agents' ? `LEFT JOIN (${latestDetail(agents)}) d ON d.agent_id = (l.b->>'$.id')` : '';
   await db.run(
     `INSERT INTO ${table}
-     SELECT ${COLUMNS[table]}
-     FROM (SELECT space, fetched_at, body AS b FROM (${source})) l ${detail}`,
+     SELECT ${COLUMNS[table]}, l.received
+     FROM (SELECT space, fetched_at, body AS b, received FROM (${source})) l ${detail}`,
     params,
   );
+}
+
+/**
+ * `table`'s bodies DuckDB reads, written again from the bodies as received (body_received) by the
+ * rule a sync applies: what `rebuild` derives from. `key` names the rows.
+ */
+async function rederiveBodies(db: Database, table: string, key: string): Promise<void> {
+  const rows = await db.all<{ k: string; received: string }>(`SELECT ${key} AS k, body_received AS received FROM ${table} WHERE body_received IS NOT NULL`);
+  if (rows.length === 0) return;
+  const bodies = new Map(rows.map((r) => [r.k, wellFormedJson(r.received)]));
+  await stage(db, '_rederived', ['k', 'body'], bodies);
+  await db.run(`UPDATE ${table} t SET body = r.body::JSON FROM _rederived r WHERE t.${key} = r.k`);
+  await db.run(`DROP TABLE _rederived`);
 }
 
 /**
@@ -167,10 +181,12 @@ async function insertRows(db: Database, table: ConfigTable, source: string, para
  * their stored bodies, then agent_versions and workflow_nodes from raw_agent_details: what `rebuild` does for them.
  */
 export async function deriveSpaceConfig(db: Database): Promise<void> {
+  await rederiveBodies(db, 'raw_agent_details', 'body_received');
   for (const table of Object.keys(COLUMNS) as ConfigTable[]) {
-    await db.run(`CREATE OR REPLACE TEMP TABLE _stored_${table} AS SELECT space, fetched_at, body FROM ${table}`);
+    await db.run(`CREATE OR REPLACE TEMP TABLE _stored_${table} AS SELECT id, space, fetched_at, body, body_received FROM ${table}`);
+    await rederiveBodies(db, `_stored_${table}`, 'id');
     await db.run(`DELETE FROM ${table}`);
-    await insertRows(db, table, `SELECT * FROM _stored_${table}`);
+    await insertRows(db, table, `SELECT space, fetched_at, body, body_received AS received FROM _stored_${table}`);
     await db.run(`DROP TABLE _stored_${table}`);
   }
   await deriveAgentHistory(db);

@@ -1,7 +1,7 @@
 // How a detail body becomes rows (src/store/normalise.ts): kept, coerced by a rule, or set aside.
 import { describe, expect, it } from 'vitest';
 import { nestsTooDeep } from '../../src/crawler/validate.js';
-import { COERCIONS, detailState, normaliseDetail, normaliseDetailText, normaliseSummary, recordingLinkInText, type UsableDetail } from '../../src/store/normalise.js';
+import { COERCIONS, detailState, normaliseDetail, normaliseDetailText, normaliseSummary, recordingLinkInText, wellFormedJson, type UsableDetail } from '../../src/store/normalise.js';
 import { splitText } from '../../src/store/body-parts.js';
 
 const good = {
@@ -152,5 +152,24 @@ describe('splitText', () => {
       }
     }
     expect(splitText('')).toEqual([]);
+  });
+});
+
+describe('wellFormedJson', () => {
+  it('keeps text DuckDB reads as it is, a surrogate pair and an escaped backslash included', () => {
+    for (const text of ['{"name":"Front desk 😀"}', '{"name":"\\ud83d\\ude00"}', '{"path":"C:\\\\ud83d"}', '{ "a" : [1, 2.50, 12345678901234567890] }']) {
+      expect(wellFormedJson(text)).toBe(text);
+    }
+  });
+
+  it('writes each lone surrogate, in a value or a key, as U+FFFD', () => {
+    const text = '{"name":"cut \\ud83d","nodes":{"\\ude00k":{"title":["x\\udbff","ok \\ud83d\\ude00"]}}}';
+    const fixed = wellFormedJson(text);
+    expect(JSON.parse(fixed)).toEqual({ name: 'cut \ufffd', nodes: { '\ufffdk': { title: ['x\ufffd', 'ok 😀'] } } });
+    expect(fixed.isWellFormed() && !/\\u[dD][89a-fA-F]/.test(fixed)).toBe(true);
+  });
+
+  it('returns text that is not JSON as it is', () => {
+    expect(wellFormedJson('{"name":"\\ud83d"')).toBe('{"name":"\\ud83d"');
   });
 });

@@ -35,6 +35,7 @@ interface SimulateFlags {
   messyText: string;
   drift: string;
   deleted: string;
+  messyConfig?: boolean;
   incident?: string[];
 }
 
@@ -93,13 +94,14 @@ function describeRate(sim: Simulator): string {
 }
 
 /** The real-data shares that are set, for the banner ('' when none is). */
-function describeRealData(shares: { long: number; text: number; drift: number; deleted: number }): string {
+function describeRealData(shares: { long: number; text: number; drift: number; deleted: number; configText: boolean }): string {
   const pct = (n: number): string => `${Math.round(n * 1000) / 10}%`;
   const parts: string[] = [];
   if (shares.long) parts.push(`${pct(shares.long)} long`);
   if (shares.text) parts.push(`${pct(shares.text)} messy text`);
   if (shares.drift) parts.push(`${pct(shares.drift)} type drift`);
   if (shares.deleted) parts.push(`${pct(shares.deleted)} deleted at the source`);
+  if (shares.configText) parts.push('names cut mid-surrogate');
   return parts.length > 0 ? `, real data: ${parts.join(', ')}` : '';
 }
 
@@ -162,6 +164,7 @@ export function registerSimulate(program: Command): void {
     .option('--messy-text <share>', 'hard text: emoji sequences, RTL, zero-width and control characters, NUL, a 100,000-character word, strings cut mid-surrogate', '0')
     .option('--drift <share>', 'type drift, 1–3 kinds each: numbers as strings or 12.0, null lists, missing or extra keys, unknown values, bad dates', '0')
     .option('--deleted <share>', 'deleted at the source after being listed: still listed, the detail answers 404', '0')
+    .option('--messy-config', 'every agent, tool and connection name, agent prompt and workflow node title cut mid-surrogate')
     .addHelpText(
       'after',
       `
@@ -216,6 +219,7 @@ More examples:
         text: decimal('--messy-text', flags.messyText, 0, 1),
         drift: decimal('--drift', flags.drift, 0, 1),
         deleted: decimal('--deleted', flags.deleted, 0, 1),
+        configText: flags.messyConfig === true,
       };
       const log = (line: string): void => {
         process.stderr.write(`convoduck simulate: ${line}\n`);

@@ -6,6 +6,7 @@
 import type { AgentDetail, ConnectionDetail, Tool } from '../../api/types.js';
 import { AGENT_STATUSES } from '../../api/types.js';
 import type { Dataset } from '../dataset/dataset.js';
+import { messyAgent, messyConnection, messyTool } from '../real-data/real-data-config.js';
 import { listMeta, servedPageSize } from './listing.js';
 import type { RuntimeOptions } from '../options.js';
 import { notFound, type RouteResult } from './responses.js';
@@ -26,7 +27,13 @@ export class SpaceRoutes {
   constructor(
     private readonly dataset: Dataset,
     private readonly options: RuntimeOptions,
+    /** realData.configText: names (and an agent's prompt and node titles) cut mid-surrogate */
+    private readonly messyConfig = false,
   ) {}
+
+  private agentServed = (a: AgentDetail): AgentDetail => (this.messyConfig ? messyAgent(a) : a);
+  private toolServed = (t: Tool): Tool => (this.messyConfig ? messyTool(t) : t);
+  private connectionServed = (c: ConnectionDetail): ConnectionDetail => (this.messyConfig ? messyConnection(c) : c);
 
   spaces(q: URLSearchParams): RouteResult {
     return this.list([this.dataset.space], q, {}, (s) => s);
@@ -37,36 +44,36 @@ export class SpaceRoutes {
     const status = checkEnum(q, 'status', AGENT_STATUSES, errors);
     const search = q.get('search')?.toLowerCase();
     const items = this.dataset.agents.filter((a) => (status === undefined || a.status === status) && (search === undefined || a.name.toLowerCase().includes(search)));
-    return this.list(items, q, errors, agentListView);
+    return this.list(items, q, errors, (a) => agentListView(this.agentServed(a)));
   }
 
   agent(id: string): RouteResult {
     const a = this.dataset.agents.find((x) => x.id === id.toLowerCase());
     if (!a) notFound('agent', id, this.dataset.space.slug);
-    return this.one(a);
+    return this.one(this.agentServed(a));
   }
 
   tools(q: URLSearchParams): RouteResult {
     const errors: FieldErrors = {};
     const connectionId = checkUuid(q, 'connection_id', errors);
     const items = this.dataset.tools.filter((t: Tool) => connectionId === undefined || t.connection_id === connectionId);
-    return this.list(items, q, errors, (t) => t);
+    return this.list(items, q, errors, this.toolServed);
   }
 
   tool(id: string): RouteResult {
     const t = this.dataset.tools.find((x) => x.id === id.toLowerCase());
     if (!t) notFound('tool', id, this.dataset.space.slug);
-    return this.one(t);
+    return this.one(this.toolServed(t));
   }
 
   connections(q: URLSearchParams): RouteResult {
-    return this.list(this.dataset.connections, q, {}, connectionListView);
+    return this.list(this.dataset.connections, q, {}, (c) => connectionListView(this.connectionServed(c)));
   }
 
   connection(id: string): RouteResult {
     const c = this.dataset.connections.find((x) => x.id === id.toLowerCase());
     if (!c) notFound('connection', id, this.dataset.space.slug);
-    return this.one(c);
+    return this.one(this.connectionServed(c));
   }
 
   private one(record: unknown): RouteResult {

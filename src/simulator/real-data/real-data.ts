@@ -25,6 +25,8 @@ export interface RealDataOptions {
   drift?: number;
   /** share deleted at the source after being listed: still listed, detail answers 404 */
   deleted?: number;
+  /** every agent, tool and connection named with a string cut mid-surrogate, and an agent's prompt and workflow node titles too (real-data-config.ts) */
+  configText?: boolean;
 }
 
 export interface RealDataSet {
