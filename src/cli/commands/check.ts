@@ -5,6 +5,7 @@ import { configFilePath, resolveApiSettings, withApiOptions } from '../config/se
 import { withDbDirOption, withShardOptions } from '../db-dir/options.js';
 import type { CheckFlags } from '../check/render.js';
 import { parsePositiveInt } from '../parse.js';
+import { resolveDbPath } from '../config/db-path.js';
 import { JSON_HELP } from '../grammar.js';
 
 export function registerCheck(program: Command): void {
@@ -23,7 +24,8 @@ export function registerCheck(program: Command): void {
     .option('--json', JSON_HELP)
     .option('--config <file>', 'check every [[space]] of this TOML file (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
-    .option('--max-rpm <n>', 'estimate the sync at this many requests per minute, as sync --max-rpm (a space’s max_rpm may be lower)');
+    .option('--max-rpm <n>', 'estimate the sync at this many requests per minute, as sync --max-rpm (a space’s max_rpm may be lower)')
+    .option('--db <file>', 'the DuckDB file sync writes (default: $CONVODUCK_DB or ./convoduck.duckdb): read, never written, only when the listing ends short');
   withShardOptions(withDbDirOption(command))
     .addHelpText(
       'after',
@@ -56,7 +58,7 @@ read, else 1 when any space fails), and the output ends with a tally of the spac
       let report: CheckReport;
       try {
         const maxRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
-        report = await checkServer({ ...settings, ...(maxRpm !== undefined ? { maxRpm } : {}), onStep: progress.step });
+        report = await checkServer({ ...settings, ...(maxRpm !== undefined ? { maxRpm } : {}), dbPath: resolveDbPath(flags.db), onStep: progress.step });
       } finally {
         progress.finish();
       }
