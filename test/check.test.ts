@@ -1,7 +1,7 @@
 // `convoduck check` run as a user runs it (the built CLI) against the simulator on 127.0.0.1:
 // what it finds, its exit codes, and that it never spends more than five requests.
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../src/simulator/index.js';
@@ -274,7 +274,9 @@ describe('a server whose count is off for good (meta.total above what it serves)
 
   it('with the database: ok once a run trusted the same excess; a stored conversation no longer served fails (exit 1)', async () => {
     const sim = await simulator({ ...fast, conversations: 150, servedPerPage: 100, listTotalExcess: 3 });
-    const dbPath = tempDb();
+    // the space's file of a --db-dir folder, so that a config's check reads it too
+    const dbDir = dirname(tempDb());
+    const dbPath = join(dbDir, `${sim.space}.duckdb`);
     const run = () => sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, details: { kind: 'none' } });
     const lastPage = async () => {
       const r = await check(sim, ['--json', '--db', dbPath]);
@@ -293,6 +295,12 @@ describe('a server whose count is off for good (meta.total above what it serves)
     expect(verified.last).toMatchObject({ status: 'ok', serverCountExcess: 3, countOffRun: { runId: 2, excess: 3 }, storedNotServed: 0 });
     expect(verified.last.message).toMatch(/it counts 3 conversations more than it serves, as run 2 of \S+ verified: what is served is trusted/);
     expect(verified.report.outcome).toBe('works');
+    const config = join(dbDir, 'spaces.toml');
+    writeFileSync(config, `[[space]]\nbase_url = "${sim.baseUrl}"\napi_key_env = "SPACE_KEY"\nslug = "${sim.space}"\n`);
+    const spaces = await runCli(['check', '--json', '--config', config, '--db-dir', dbDir], { SPACE_KEY: sim.apiKey });
+    expect(spaces.code, spaces.stderr).toBe(0);
+    const [space] = (JSON.parse(spaces.stdout) as { spaces: JsonReport[] }).spaces;
+    expect(finding(space!, 'last-page')).toMatchObject({ status: 'ok', countOffRun: { runId: 2, excess: 3 }, database: dbPath });
 
     // as many missing, one of them stored before: sync will not trust that listing
     sim.setOptions({ listTotalExcess: 2, hiddenFromLists: 1 });

@@ -15,7 +15,10 @@ export function registerCheck(program: Command): void {
       `Spend at most ${MAX_CHECK_REQUESTS} requests to see how the server behaves before a sync is scheduled: ` +
         'whether the key is accepted, the rate limit it reports, the page size it really serves, how it writes ' +
         'timestamps, whether the first and last pages of the conversation list add up to meta.total, and whether ' +
-        'a conversation detail parses. One finding a line (ok, warn, fail, skip) on stdout, then the verdict with ' +
+        'a conversation detail parses. A listing that ends short under a steady total is a server whose count is ' +
+        'off: a warning saying what sync does with it (verifies it once, then trusts what is served), ok once ' +
+        'the database sync writes records a run that trusted the same excess, a failure when a conversation it ' +
+        'stores is no longer served. One finding a line (ok, warn, fail, skip) on stdout, then the verdict with ' +
         'an estimate of a first sync. Nothing is written anywhere; a 429 is reported, not waited out. ' +
         'Settings as for sync: CONVODUCK_BASE_URL (…/api/v1), CONVODUCK_API_KEY (or --api-key-file); ' +
         'or a config file (--config or CONVODUCK_CONFIG): every [[space]] of it is checked at once, each with its own key ' +
@@ -40,10 +43,10 @@ Examples:
   convoduck check --config spaces.toml --space acme-prod --json | jq '.spaces[].outcome'
   convoduck check --config spaces.toml --db-dir /data/spaces --shard-count 3   # the spaces of shard $JOB_COMPLETION_INDEX
 
-Exit codes: 0 a sync would work (warnings allowed), 1 a sync would not work as things are
-(a finding failed, the server could not be reached, or it answered 429), 2 bad settings
-(or a --space the config does not have; with --db-dir or shards, a [[space]] without a slug),
-3 the API refused the key (401/403).
+Exit codes: 0 a sync would work (warnings allowed, a count off for good among them), 1 a sync
+would not work as things are (a finding failed, the server could not be reached, or it answered
+429), 2 bad settings (or a --space the config does not have; with --db-dir or shards, a [[space]]
+without a slug), 3 the API refused the key (401/403).
 With several spaces: every space is judged, a key that cannot be read (unset variable, unreadable
 file) listed like a refused one; exit the worst of them (3 when any key was refused or could not be
 read, else 1 when any space fails), and the output ends with a tally of the spaces.`,
