@@ -287,12 +287,13 @@ describe('a server whose count is off for good (meta.total above what it serves)
     expect(await run()).toMatchObject({ status: 'errors', serverCountExcess: 3 });
     const unverified = await lastPage();
     expect(unverified.code).toBe(0);
-    expect(unverified.last).toMatchObject({ status: 'warn', serverCountExcess: 3, countOffRun: null, storedNotServed: 0, database: dbPath });
+    expect(unverified.last).toMatchObject({ status: 'warn', serverCountExcess: 3, countOffRun: { runId: 1, excess: 3, trusted: false }, storedNotServed: 0, database: dbPath });
+    expect(unverified.last.message).toMatch(/as run 1 of \S+ found and reported short: the next sync that finds the same 3 more with every stored conversation served again has it verified/);
 
     expect(await run()).toMatchObject({ status: 'ok', serverCountExcess: 3 });
     const verified = await lastPage();
     expect(verified.code).toBe(0);
-    expect(verified.last).toMatchObject({ status: 'ok', serverCountExcess: 3, countOffRun: { runId: 2, excess: 3 }, storedNotServed: 0 });
+    expect(verified.last).toMatchObject({ status: 'ok', serverCountExcess: 3, countOffRun: { runId: 2, excess: 3, trusted: true }, storedNotServed: 0 });
     expect(verified.last.message).toMatch(/it counts 3 conversations more than it serves, as run 2 of \S+ verified: what is served is trusted/);
     expect(verified.report.outcome).toBe('works');
     const config = join(dbDir, 'spaces.toml');

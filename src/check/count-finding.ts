@@ -30,10 +30,14 @@ export function judgeCountOff(
   const off = `${head} — ${COUNT_OFF}: it ${atLeast ? countsMoreThanServed(excess).replace(/^counts /, 'counts at least ') : countsMoreThanServed(excess)}`;
   const record = seen.kind === 'read' ? seen.record : null;
   const trusted = record?.trusted ?? null;
+  // a run after the last trusted one that met the same excess and reported it short: verified by the next
+  const reported = record?.reported && record.reported.excess === excess && record.reported.runId > (trusted?.runId ?? 0) ? record.reported : null;
+  // the run the message names: one that trusted this excess, else one that reported it, else any that trusted
+  const named = trusted?.excess !== excess && reported ? { ...reported, trusted: false } : trusted ? { ...trusted, trusted: true } : null;
   const notServed = record?.storedNotServed ?? [];
   const recorded = {
     serverCountExcess: excess,
-    countOffRun: trusted ? { runId: trusted.runId, excess: trusted.excess } : null,
+    countOffRun: named,
     storedNotServed: notServed.length,
     database: seen.kind === 'no-db' ? null : seen.db,
   };
@@ -56,7 +60,18 @@ export function judgeCountOff(
       values: { ...values, ...recorded },
     };
   }
-  const before = trusted !== null ? `; run ${trusted.runId} of ${seen.kind === 'read' ? seen.db : ''} trusted ${count(trusted.excess)} more, not ${count(excess)}` : '';
+  const db = seen.kind === 'no-db' ? '' : seen.db;
+  if (reported !== null) {
+    return {
+      status: 'warn',
+      name,
+      message:
+        `${off}, as run ${reported.runId} of ${db} found and reported short: the next sync that finds the same ${count(excess)} more ` +
+        `with every stored conversation served again has it verified, and from then on ${SERVED_IS_TRUSTED} (exit 0, one warning line; ${COUNT_OFF_CAUSE})`,
+      values: { ...values, ...recorded },
+    };
+  }
+  const before = trusted !== null && trusted.excess !== excess ? `; run ${trusted.runId} of ${db} trusted ${count(trusted.excess)} more, not ${count(excess)}` : '';
   const unread = seen.kind === 'unread' ? ` (${seen.db} not read: ${seen.reason})` : '';
   return {
     status: 'warn',

@@ -12,7 +12,10 @@ export async function readCountOff(dbPath: string, space: string, pages: readonl
     const record = await Database.with(dbPath, (db) => countOffRecord(db, space, pages), { readOnly: true, asItIs: true, lockTimeoutMs: 0 });
     return { kind: 'read', db: dbPath, record };
   } catch (err) {
-    return { kind: 'unread', db: dbPath, reason: (err instanceof Error ? err.message : String(err)).split('\n')[0]! };
+    const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+    // read as it is, an older convoduck's file has no such column: a sync upgrades it
+    const reason = /server_count_excess/.test(message) ? 'its schema predates sync_runs.server_count_excess; the next sync upgrades it' : message;
+    return { kind: 'unread', db: dbPath, reason };
   }
 }
 

@@ -89,22 +89,28 @@ export interface PageRead {
 export interface CountOffRecord {
   /** the space's latest run that trusted what was served against a higher count, and by how many */
   trusted: { runId: number; excess: number } | null;
+  /** the space's latest run that found its count off and reported the listing short (a first sight) */
+  reported: { runId: number; excess: number } | null;
   /** conversations stored (and not deleted) strictly inside a page's span that the page left out */
   storedNotServed: string[];
 }
 
 /**
- * The space's latest run that trusted a count off (it recorded an excess and no listing gap), and
- * the conversations stored inside the pages read that the server no longer serves: sync trusts a
- * shortfall only when every conversation stored in the window is served again.
+ * The space's latest run that trusted a count off (it recorded an excess and no listing gap) and
+ * its latest that reported one short, and the conversations stored inside the pages read that the
+ * server no longer serves: sync trusts a shortfall only when every conversation stored in the
+ * window is served again.
  */
 export async function countOffRecord(db: Database, space: string, pages: readonly PageRead[]): Promise<CountOffRecord> {
-  const row = await db.one<{ run_id: number; excess: number }>(
-    `SELECT run_id, server_count_excess AS excess FROM sync_runs r
-     WHERE space = ? AND server_count_excess > 0 AND NOT EXISTS (SELECT 1 FROM listing_gaps g WHERE g.run_id = r.run_id)
-     ORDER BY run_id DESC LIMIT 1`,
-    [space],
-  );
+  const latest = async (trusted: boolean) => {
+    const row = await db.one<{ run_id: number; excess: number }>(
+      `SELECT run_id, server_count_excess AS excess FROM sync_runs r
+       WHERE space = ? AND server_count_excess > 0 AND ${trusted ? 'NOT ' : ''}EXISTS (SELECT 1 FROM listing_gaps g WHERE g.run_id = r.run_id)
+       ORDER BY run_id DESC LIMIT 1`,
+      [space],
+    );
+    return row ? { runId: Number(row.run_id), excess: Number(row.excess) } : null;
+  };
   const storedNotServed: string[] = [];
   for (const page of pages) {
     // strictly inside, by a millisecond: a conversation at the page's edge may sit on the next
@@ -117,5 +123,5 @@ export async function countOffRecord(db: Database, space: string, pages: readonl
     );
     for (const r of rows) if (!page.ids.has(r.id)) storedNotServed.push(r.id);
   }
-  return { trusted: row ? { runId: Number(row.run_id), excess: Number(row.excess) } : null, storedNotServed };
+  return { trusted: await latest(true), reported: await latest(false), storedNotServed };
 }

@@ -96,9 +96,15 @@ describe('pure judgements', () => {
     );
     // an empty last page: the server may count still more
     expect(judgeLastPage(plan, 0, 4213, 4213).message).toMatch(/it counts at least 13 conversations more than it serves: /);
-    const read = (trusted: { runId: number; excess: number } | null, storedNotServed: string[] = []) =>
-      judgeLastPage(plan, 10, 4213, 4213, { kind: 'read', db: '/d.duckdb', record: { trusted, storedNotServed } });
-    expect(read({ runId: 7, excess: 3 })).toMatchObject({ status: 'ok', values: { countOffRun: { runId: 7, excess: 3 }, database: '/d.duckdb' } });
+    const read = (trusted: { runId: number; excess: number } | null, storedNotServed: string[] = [], reported: { runId: number; excess: number } | null = null) =>
+      judgeLastPage(plan, 10, 4213, 4213, { kind: 'read', db: '/d.duckdb', record: { trusted, reported, storedNotServed } });
+    expect(read({ runId: 7, excess: 3 })).toMatchObject({ status: 'ok', values: { countOffRun: { runId: 7, excess: 3, trusted: true }, database: '/d.duckdb' } });
+    // reported short once, after any trusted run: the next sync verifies it
+    const once = read(null, [], { runId: 1, excess: 3 });
+    expect(once).toMatchObject({ status: 'warn', values: { countOffRun: { runId: 1, excess: 3, trusted: false } } });
+    expect(once.message).toMatch(/it counts 3 conversations more than it serves, as run 1 of \/d\.duckdb found and reported short: the next sync that finds the same 3 more with every stored conversation served again has it verified/);
+    expect(read({ runId: 7, excess: 3 }, [], { runId: 8, excess: 3 })).toMatchObject({ status: 'ok' });
+    expect(read(null, [], { runId: 1, excess: 5 }).message).toMatch(/: sync verifies this once: /);
     expect(read({ runId: 7, excess: 3 }).message).toMatch(/it counts 3 conversations more than it serves, as run 7 of \/d\.duckdb verified: what is served is trusted /);
     expect(read({ runId: 7, excess: 5 })).toMatchObject({ status: 'warn' });
     expect(read({ runId: 7, excess: 5 }).message).toMatch(/; run 7 of \/d\.duckdb trusted 5 more, not 3: sync verifies this once/);
