@@ -120,7 +120,8 @@ describe('check --config: every space of the file', () => {
   }, 300_000);
 
   it('the worst space decides: one that does not add up exits 1; a slug the key does not belong to is a failed finding', async () => {
-    const sims = await threeSpaces([undefined, { hiddenFromLists: 5 }]);
+    // rows missing inside the first of several pages (a one-page listing that ends short is a count off sync trusts)
+    const sims = await threeSpaces([undefined, { conversations: 450, hiddenFromLists: 5 }]);
     const r = await runCli(['check', '--json'], job(sims).env);
     expect(r.code, r.stderr + r.stdout).toBe(1);
     expect(r.stderr).toBe('');

@@ -1,15 +1,16 @@
 // `convoduck check` run as a user runs it (the built CLI) against the simulator on 127.0.0.1:
 // what it finds, its exit codes, and that it never spends more than five requests.
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../src/simulator/index.js';
+import { sync } from '../src/crawler/sync.js';
 import { runCli, type CliResult } from './support/cli.js';
 import { scratch } from './support/scratch.js';
 
 const NOW = new Date('2026-11-01T12:00:00Z');
-const { simulator, fileDir } = scratch('check', { now: NOW, conversations: 500 });
+const { simulator, fileDir, tempDb } = scratch('check', { now: NOW, conversations: 500 });
 const dir = fileDir();
 
 function check(sim: Simulator, args: string[] = [], key = sim.apiKey): Promise<CliResult> {
@@ -255,4 +256,58 @@ describe('a spent rate budget', () => {
     expect(r.stdout).toMatch(/^→ the check could not finish: see rate-limit above$/m);
     expect(requestsOf(sim, before)).toBeLessThanOrEqual(3);
   });
+});
+
+describe('a server whose count is off for good (meta.total above what it serves)', () => {
+  const fast = { rateLimit: 100_000, now: new Date() };
+
+  it('a last page short by a steady excess is a warning saying what sync will do, not a failure (exit 0)', async () => {
+    const sim = await simulator({ ...fast, listTotalExcess: 3 });
+    const r = await check(sim, ['--db', tempDb()]);
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(
+      /^warn {2}last page is short: page 3 has 100 items where total means 103 — the server's count is off: it counts 3 conversations more than it serves: sync verifies this once: its first run narrows the listing down and reports it short \(exit 1\); the next finds the same 3 more with every stored conversation served again, and from then on what is served is trusted /m,
+    );
+    expect(r.stdout).toMatch(/^→ a sync would work, with the warnings above/m);
+    expect(requestsOf(sim)).toBeLessThanOrEqual(5);
+  });
+
+  it('with the database: ok once a run trusted the same excess; a stored conversation no longer served fails (exit 1)', async () => {
+    const sim = await simulator({ ...fast, conversations: 150, servedPerPage: 100, listTotalExcess: 3 });
+    // the space's file of a --db-dir folder, so that a config's check reads it too
+    const dbDir = dirname(tempDb());
+    const dbPath = join(dbDir, `${sim.space}.duckdb`);
+    const run = () => sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, details: { kind: 'none' } });
+    const lastPage = async () => {
+      const r = await check(sim, ['--json', '--db', dbPath]);
+      return { code: r.code, report: JSON.parse(r.stdout) as JsonReport, last: finding(JSON.parse(r.stdout) as JsonReport, 'last-page') };
+    };
+
+    // the first sync only reports the window short: still to be verified
+    expect(await run()).toMatchObject({ status: 'errors', serverCountExcess: 3 });
+    const unverified = await lastPage();
+    expect(unverified.code).toBe(0);
+    expect(unverified.last).toMatchObject({ status: 'warn', serverCountExcess: 3, countOffRun: { runId: 1, excess: 3, trusted: false }, storedNotServed: 0, database: dbPath });
+    expect(unverified.last.message).toMatch(/as run 1 of \S+ found and reported short: the next sync that finds the same 3 more with every stored conversation served again has it verified/);
+
+    expect(await run()).toMatchObject({ status: 'ok', serverCountExcess: 3 });
+    const verified = await lastPage();
+    expect(verified.code).toBe(0);
+    expect(verified.last).toMatchObject({ status: 'ok', serverCountExcess: 3, countOffRun: { runId: 2, excess: 3, trusted: true }, storedNotServed: 0 });
+    expect(verified.last.message).toMatch(/it counts 3 conversations more than it serves, as run 2 of \S+ verified: what is served is trusted/);
+    expect(verified.report.outcome).toBe('works');
+    const config = join(dbDir, 'spaces.toml');
+    writeFileSync(config, `[[space]]\nbase_url = "${sim.baseUrl}"\napi_key_env = "SPACE_KEY"\nslug = "${sim.space}"\n`);
+    const spaces = await runCli(['check', '--json', '--config', config, '--db-dir', dbDir], { SPACE_KEY: sim.apiKey });
+    expect(spaces.code, spaces.stderr).toBe(0);
+    const [space] = (JSON.parse(spaces.stdout) as { spaces: JsonReport[] }).spaces;
+    expect(finding(space!, 'last-page')).toMatchObject({ status: 'ok', countOffRun: { runId: 2, excess: 3 }, database: dbPath });
+
+    // as many missing, one of them stored before: sync will not trust that listing
+    sim.setOptions({ listTotalExcess: 2, hiddenFromLists: 1 });
+    const lost = await lastPage();
+    expect(lost.code).toBe(1);
+    expect(lost.last).toMatchObject({ status: 'fail', storedNotServed: 1 });
+    expect(lost.last.message).toMatch(/1 conversation \S+ stores on the pages read is no longer served \(e\.g\. \S+\): sync trusts such a count only when every stored conversation is served again/);
+  }, 60_000);
 });

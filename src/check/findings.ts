@@ -2,6 +2,7 @@
 // (ok, warn, fail, skip) with a one-line message and the measured values. No I/O.
 
 import { normaliseDetail } from '../store/normalise.js';
+import { judgeCountOff, type CountOffSeen } from './count-finding.js';
 
 export type FindingStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -85,8 +86,11 @@ export function judgePageSize(page: PageSeen): Finding {
   return { status: 'warn', name, message: `page size: asked for ${asked}, meta.per_page says ${served}`, values };
 }
 
-/** Whether page 1 holds what meta.total and the served page size promise, and next_page agrees. */
-export function judgeFirstPage(page: PageSeen): Finding {
+/**
+ * Whether page 1 holds what meta.total and the served page size promise, and next_page agrees. A
+ * listing of one page that ends short is a count off (count-finding.ts), judged with `seen`.
+ */
+export function judgeFirstPage(page: PageSeen, seen: CountOffSeen = { kind: 'no-db' }): Finding {
   const served = servedPerPage(page);
   const { total, nextPage } = page.meta;
   const values = { items: page.items, total, nextPage: nextPage ?? null, servedPerPage: served };
@@ -95,6 +99,9 @@ export function judgeFirstPage(page: PageSeen): Finding {
     return { status: 'fail', name, message: 'first page: meta.total is missing or not a whole number: a sync cannot tell when its listing is complete', values };
   }
   const expected = Math.min(served, total);
+  if (total <= served && page.items < total && page.items > 0) {
+    return judgeCountOff(name, `first page is short: ${count(page.items)} items, total ${count(total)}`, total - page.items, false, values, seen);
+  }
   if (page.items !== expected) {
     return {
       status: 'fail',
@@ -131,12 +138,26 @@ export function lastPagePlan(page: PageSeen): { page: number; expectedItems: num
   return { page: last, expectedItems: total - (last - 1) * served };
 }
 
-export function judgeLastPage(plan: { page: number; expectedItems: number }, items: number, total: number | null, firstTotal: number | null): Finding {
+/**
+ * Whether the last page holds what meta.total says. One that ends short under the same total is
+ * a count off (count-finding.ts), judged with `seen`; an empty one may hide a larger shortfall.
+ */
+export function judgeLastPage(
+  plan: { page: number; expectedItems: number },
+  items: number,
+  total: number | null,
+  firstTotal: number | null,
+  seen: CountOffSeen = { kind: 'no-db' },
+): Finding {
   const values = { lastPage: plan.page, lastPageItems: items, lastPageExpected: plan.expectedItems, lastPageTotal: total };
   const moved = total !== firstTotal ? ` (meta.total was ${total === null ? 'missing' : count(total)} on that page)` : '';
   const name = 'last-page';
   if (items === plan.expectedItems) {
     return { status: 'ok', name, message: `last page adds up: page ${plan.page} has ${count(items)} items, as total says`, values };
+  }
+  if (items < plan.expectedItems && total === firstTotal) {
+    const head = `last page is short: page ${plan.page} has ${count(items)} items where total means ${count(plan.expectedItems)}`;
+    return judgeCountOff(name, head, plan.expectedItems - items, items === 0, values, seen);
   }
   return {
     status: 'fail',

@@ -26,6 +26,9 @@ import {
   type SyncEstimate,
 } from './findings.js';
 import { collectTimestamps, judgeTimestamps } from './timestamp-finding.js';
+import { pageRead, readCountOff } from './count-history.js';
+import type { PageRead } from '../store/count-excess.js';
+import type { CountOffSeen } from './count-finding.js';
 
 
 /** The order findings are shown in, whatever order the requests found them. */
@@ -47,6 +50,8 @@ export interface CheckOptions {
   expectSpace?: string;
   /** whether to go on once GET /spaces named the key's space (a --space filter); false ends the check: outcome left-out */
   wanted?: (space: string) => boolean;
+  /** the database sync writes for this space: read, as it is, only when the listing ends short (what sync found of the count) */
+  dbPath?: string;
 }
 
 export interface CheckReport {
@@ -190,7 +195,14 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
     }
     const page: PageSeen = { items: first.data.length, meta: first.meta, requestedPerPage: MAX_PER_PAGE };
     add(judgePageSize(page));
-    add(judgeFirstPage(page));
+    const pagesRead: PageRead[] = [pageRead(first.data)].filter((p) => p !== null);
+    // A page that ends the listing short is judged again with what the database knows of the count.
+    const withDatabase = async (judge: (seen?: CountOffSeen) => Finding): Promise<Finding> => {
+      const finding = judge();
+      if (typeof finding.values.serverCountExcess !== 'number' || opts.dbPath === undefined) return finding;
+      return judge(await readCountOff(opts.dbPath, space!, pagesRead));
+    };
+    add(await withDatabase((seen) => judgeFirstPage(page, seen)));
     if (first.meta.total !== null) listed = { total: first.meta.total, served: servedPerPage(page) };
 
     listItems = first.data;
@@ -214,7 +226,9 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
       if ('problem' in last) {
         add({ status: 'fail', name: 'last-page', message: `last page: not a list response: ${last.problem}`, values: { problem: last.problem } });
       } else {
-        add(judgeLastPage(plan, last.data.length, last.meta.total, first.meta.total));
+        const lastRead = pageRead(last.data);
+        if (lastRead) pagesRead.push(lastRead);
+        add(await withDatabase((seen) => judgeLastPage(plan, last.data.length, last.meta.total, first.meta.total, seen)));
       }
     }
   } catch (err) {

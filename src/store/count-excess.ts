@@ -76,3 +76,52 @@ export async function countsOff(db: Database): Promise<CountOff[]> {
     to: new Date(Number(r.to_ms)),
   }));
 }
+
+/** A page of the listing as `check` read it: its conversations and the span of their started_at. */
+export interface PageRead {
+  ids: ReadonlySet<string>;
+  /** the oldest and newest started_at on the page (ms) */
+  fromMs: number;
+  toMs: number;
+}
+
+/** What the database knows that decides whether sync will trust the count `check` sees. */
+export interface CountOffRecord {
+  /** the space's latest run that trusted what was served against a higher count, and by how many */
+  trusted: { runId: number; excess: number } | null;
+  /** the space's latest run that found its count off and reported the listing short (a first sight) */
+  reported: { runId: number; excess: number } | null;
+  /** conversations stored (and not deleted) strictly inside a page's span that the page left out */
+  storedNotServed: string[];
+}
+
+/**
+ * The space's latest run that trusted a count off (it recorded an excess and no listing gap) and
+ * its latest that reported one short, and the conversations stored inside the pages read that the
+ * server no longer serves: sync trusts a shortfall only when every conversation stored in the
+ * window is served again.
+ */
+export async function countOffRecord(db: Database, space: string, pages: readonly PageRead[]): Promise<CountOffRecord> {
+  const latest = async (trusted: boolean) => {
+    const row = await db.one<{ run_id: number; excess: number }>(
+      `SELECT run_id, server_count_excess AS excess FROM sync_runs r
+       WHERE space = ? AND server_count_excess > 0 AND ${trusted ? 'NOT ' : ''}EXISTS (SELECT 1 FROM listing_gaps g WHERE g.run_id = r.run_id)
+       ORDER BY run_id DESC LIMIT 1`,
+      [space],
+    );
+    return row ? { runId: Number(row.run_id), excess: Number(row.excess) } : null;
+  };
+  const storedNotServed: string[] = [];
+  for (const page of pages) {
+    // strictly inside, by a millisecond: a conversation at the page's edge may sit on the next
+    // page, and the database keeps microseconds the page's span (ms) does not
+    const rows = await db.all<{ id: string }>(
+      `SELECT id FROM conversations
+       WHERE space = ? AND deleted_at IS NULL AND started_at > ?::TIMESTAMPTZ AND started_at < ?::TIMESTAMPTZ
+       ORDER BY started_at, id`,
+      [space, new Date(page.fromMs + 1).toISOString(), new Date(page.toMs - 1).toISOString()],
+    );
+    for (const r of rows) if (!page.ids.has(r.id)) storedNotServed.push(r.id);
+  }
+  return { trusted: await latest(true), reported: await latest(false), storedNotServed };
+}

@@ -27,6 +27,8 @@ export interface OpenOptions {
    * with the columns it scans (the id columns of every stored conversation)
    */
   memoryLimit?: string;
+  /** with readOnly: read an older convoduck's file as it is, never upgrading it (a reader that writes nothing) */
+  asItIs?: boolean;
 }
 
 /**
@@ -109,7 +111,7 @@ export class Database {
     if (existsSync(path)) assertDuckDbFile(path);
     const deadline = Date.now() + (options.lockTimeoutMs ?? 30_000);
     const db = await Database.connect(path, readOnly, deadline, options.memoryLimit);
-    const version = readOnly ? await db.schemaVersion() : null;
+    const version = readOnly && options.asItIs !== true ? await db.schemaVersion() : null;
     if (version !== null && version < SCHEMA_VERSION) {
       // A database from an older convoduck: upgrade it (a writable open migrates), then read. A file
       // convoduck never wrote (no version) is read as it is.

@@ -55,7 +55,9 @@ describe('pure judgements', () => {
     expect(short.message).toMatch(/^first page does not add up: 198 items, but total 4,213 at 200 per page means 200/);
     // per_page echoes the request but fewer were served: caught the same way
     expect(judgeFirstPage({ items: 50, meta: meta({}), requestedPerPage: 200 }).status).toBe('fail');
-    expect(judgeFirstPage({ items: 9, meta: meta({ total: 10, nextPage: null }), requestedPerPage: 200 }).status).toBe('fail');
+    // a one-page listing that ends short is a count off: what sync does with it is below
+    expect(judgeFirstPage({ items: 9, meta: meta({ total: 10, nextPage: null }), requestedPerPage: 200 })).toMatchObject({ status: 'warn', values: { serverCountExcess: 1 } });
+    expect(judgeFirstPage({ items: 0, meta: meta({ total: 10, nextPage: null }), requestedPerPage: 200 }).status).toBe('fail');
     expect(judgeFirstPage({ items: 200, meta: meta({ total: null }), requestedPerPage: 200 }).status).toBe('fail');
     expect(judgeFirstPage({ items: 200, meta: meta({ nextPage: null }), requestedPerPage: 200 })).toMatchObject({ status: 'warn' });
     expect(judgeFirstPage({ items: 200, meta: meta({ nextPage: undefined }), requestedPerPage: 200 })).toMatchObject({ status: 'warn' });
@@ -76,9 +78,43 @@ describe('pure judgements', () => {
     expect(lastPagePlan(page)).toEqual({ page: 85, expectedItems: 13 });
     expect(lastPagePlan({ items: 12, meta: meta({ total: 12, nextPage: null }), requestedPerPage: 200 })).toBeNull();
     expect(judgeLastPage({ page: 85, expectedItems: 13 }, 13, 4213, 4213).status).toBe('ok');
-    const short = judgeLastPage({ page: 85, expectedItems: 13 }, 0, 4213, 4213);
-    expect(short.status).toBe('fail');
-    expect(short.message).toMatch(/^last page does not add up: page 85 has 0 items where total means 13: /);
+    // short under a total that moved between the pages, or longer than total says: does not add up
+    const moved = judgeLastPage({ page: 85, expectedItems: 13 }, 10, 4213, 4220);
+    expect(moved.status).toBe('fail');
+    expect(moved.message).toMatch(/^last page does not add up: page 85 has 10 items where total means 13 \(meta.total was 4,213 on that page\): /);
+    expect(judgeLastPage({ page: 85, expectedItems: 13 }, 14, 4213, 4213).status).toBe('fail');
+  });
+
+  it('a listing that ends short under a steady total: what sync will do with the count off', () => {
+    const plan = { page: 85, expectedItems: 13 };
+    const noDb = judgeLastPage(plan, 10, 4213, 4213);
+    expect(noDb).toMatchObject({ status: 'warn', values: { serverCountExcess: 3, countOffRun: null, storedNotServed: 0, database: null } });
+    expect(noDb.message).toBe(
+      "last page is short: page 85 has 10 items where total means 13 — the server's count is off: it counts 3 conversations more than it serves: " +
+        'sync verifies this once: its first run narrows the listing down and reports it short (exit 1); the next finds the same 3 more with every ' +
+        'stored conversation served again, and from then on what is served is trusted (exit 0, one warning line; a count with deleted or cached rows in it)',
+    );
+    // an empty last page: the server may count still more
+    expect(judgeLastPage(plan, 0, 4213, 4213).message).toMatch(/it counts at least 13 conversations more than it serves: /);
+    const read = (trusted: { runId: number; excess: number } | null, storedNotServed: string[] = [], reported: { runId: number; excess: number } | null = null) =>
+      judgeLastPage(plan, 10, 4213, 4213, { kind: 'read', db: '/d.duckdb', record: { trusted, reported, storedNotServed } });
+    expect(read({ runId: 7, excess: 3 })).toMatchObject({ status: 'ok', values: { countOffRun: { runId: 7, excess: 3, trusted: true }, database: '/d.duckdb' } });
+    // reported short once, after any trusted run: the next sync verifies it
+    const once = read(null, [], { runId: 1, excess: 3 });
+    expect(once).toMatchObject({ status: 'warn', values: { countOffRun: { runId: 1, excess: 3, trusted: false } } });
+    expect(once.message).toMatch(/it counts 3 conversations more than it serves, as run 1 of \/d\.duckdb found and reported short: the next sync that finds the same 3 more with every stored conversation served again has it verified/);
+    expect(read({ runId: 7, excess: 3 }, [], { runId: 8, excess: 3 })).toMatchObject({ status: 'ok' });
+    expect(read(null, [], { runId: 1, excess: 5 }).message).toMatch(/: sync verifies this once: /);
+    expect(read({ runId: 7, excess: 3 }).message).toMatch(/it counts 3 conversations more than it serves, as run 7 of \/d\.duckdb verified: what is served is trusted /);
+    expect(read({ runId: 7, excess: 5 })).toMatchObject({ status: 'warn' });
+    expect(read({ runId: 7, excess: 5 }).message).toMatch(/; run 7 of \/d\.duckdb trusted 5 more, not 3: sync verifies this once/);
+    expect(read(null)).toMatchObject({ status: 'warn' });
+    const lost = read({ runId: 7, excess: 3 }, ['c_1', 'c_2']);
+    expect(lost).toMatchObject({ status: 'fail', values: { storedNotServed: 2 } });
+    expect(lost.message).toMatch(/and 2 conversations \/d\.duckdb stores on the pages read are no longer served \(e\.g\. c_1\): sync trusts such a count only when/);
+    const unread = judgeLastPage(plan, 10, 4213, 4213, { kind: 'unread', db: '/d.duckdb', reason: 'database /d.duckdb stayed locked by another process: try again shortly' });
+    expect(unread).toMatchObject({ status: 'warn' });
+    expect(unread.message).toMatch(/\(\/d\.duckdb not read: database \/d\.duckdb stayed locked by another process: try again shortly\)$/);
   });
 
   it('a list body must be {data: [...], meta: {...}}', () => {

@@ -48,6 +48,8 @@ export async function checkSpacesCommand(flags: CheckFlags, configFile: string |
           // --max-rpm caps every space, as in sync; a space's own max_rpm may be lower
           ...(settings.maxRpm !== undefined || flagRpm !== undefined ? { maxRpm: Math.min(settings.maxRpm ?? Infinity, flagRpm ?? Infinity) } : {}),
           ...(only !== null && settings.slug === undefined ? { wanted: (slug: string) => only.has(slug) } : {}),
+          // the file sync writes the space to: the one database, or with --db-dir the space's own
+          ...(scope.layout.kind === 'file' ? { dbPath: scope.layout.path } : settings.slug !== undefined ? { dbPath: spaceDbPath(scope.layout.dir, settings.slug) } : {}),
           onStep: (what) => progress.step(`${settings.slug ?? settings.label}: ${what}`),
         });
         return { settings, report };

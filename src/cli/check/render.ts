@@ -13,6 +13,7 @@ export interface CheckFlags {
   config?: string;
   space?: string[];
   maxRpm?: string;
+  db?: string;
   dbDir?: string;
   shardCount?: string;
   shardIndex?: string;

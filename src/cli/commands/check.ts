@@ -5,6 +5,7 @@ import { configFilePath, resolveApiSettings, withApiOptions } from '../config/se
 import { withDbDirOption, withShardOptions } from '../db-dir/options.js';
 import type { CheckFlags } from '../check/render.js';
 import { parsePositiveInt } from '../parse.js';
+import { resolveDbPath } from '../config/db-path.js';
 import { JSON_HELP } from '../grammar.js';
 
 export function registerCheck(program: Command): void {
@@ -14,7 +15,10 @@ export function registerCheck(program: Command): void {
       `Spend at most ${MAX_CHECK_REQUESTS} requests to see how the server behaves before a sync is scheduled: ` +
         'whether the key is accepted, the rate limit it reports, the page size it really serves, how it writes ' +
         'timestamps, whether the first and last pages of the conversation list add up to meta.total, and whether ' +
-        'a conversation detail parses. One finding a line (ok, warn, fail, skip) on stdout, then the verdict with ' +
+        'a conversation detail parses. A listing that ends short under a steady total is a server whose count is ' +
+        'off: a warning saying what sync does with it (verifies it once, then trusts what is served), ok once ' +
+        'the database sync writes records a run that trusted the same excess, a failure when a conversation it ' +
+        'stores is no longer served. One finding a line (ok, warn, fail, skip) on stdout, then the verdict with ' +
         'an estimate of a first sync. Nothing is written anywhere; a 429 is reported, not waited out. ' +
         'Settings as for sync: CONVODUCK_BASE_URL (…/api/v1), CONVODUCK_API_KEY (or --api-key-file); ' +
         'or a config file (--config or CONVODUCK_CONFIG): every [[space]] of it is checked at once, each with its own key ' +
@@ -23,7 +27,8 @@ export function registerCheck(program: Command): void {
     .option('--json', JSON_HELP)
     .option('--config <file>', 'check every [[space]] of this TOML file (default: $CONVODUCK_CONFIG)')
     .option('--space <slug>', 'only this space (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
-    .option('--max-rpm <n>', 'estimate the sync at this many requests per minute, as sync --max-rpm (a space’s max_rpm may be lower)');
+    .option('--max-rpm <n>', 'estimate the sync at this many requests per minute, as sync --max-rpm (a space’s max_rpm may be lower)')
+    .option('--db <file>', 'the DuckDB file sync writes (default: $CONVODUCK_DB or ./convoduck.duckdb): read, never written, only when the listing ends short');
   withShardOptions(withDbDirOption(command))
     .addHelpText(
       'after',
@@ -38,10 +43,10 @@ Examples:
   convoduck check --config spaces.toml --space acme-prod --json | jq '.spaces[].outcome'
   convoduck check --config spaces.toml --db-dir /data/spaces --shard-count 3   # the spaces of shard $JOB_COMPLETION_INDEX
 
-Exit codes: 0 a sync would work (warnings allowed), 1 a sync would not work as things are
-(a finding failed, the server could not be reached, or it answered 429), 2 bad settings
-(or a --space the config does not have; with --db-dir or shards, a [[space]] without a slug),
-3 the API refused the key (401/403).
+Exit codes: 0 a sync would work (warnings allowed, a count off for good among them), 1 a sync
+would not work as things are (a finding failed, the server could not be reached, or it answered
+429), 2 bad settings (or a --space the config does not have; with --db-dir or shards, a [[space]]
+without a slug), 3 the API refused the key (401/403).
 With several spaces: every space is judged, a key that cannot be read (unset variable, unreadable
 file) listed like a refused one; exit the worst of them (3 when any key was refused or could not be
 read, else 1 when any space fails), and the output ends with a tally of the spaces.`,
@@ -56,7 +61,7 @@ read, else 1 when any space fails), and the output ends with a tally of the spac
       let report: CheckReport;
       try {
         const maxRpm = flags.maxRpm !== undefined ? parsePositiveInt('--max-rpm', flags.maxRpm) : undefined;
-        report = await checkServer({ ...settings, ...(maxRpm !== undefined ? { maxRpm } : {}), onStep: progress.step });
+        report = await checkServer({ ...settings, ...(maxRpm !== undefined ? { maxRpm } : {}), dbPath: resolveDbPath(flags.db), onStep: progress.step });
       } finally {
         progress.finish();
       }

@@ -4,6 +4,7 @@ import type { CountOffStatus, ListingGapStatus, RunStatus, SpaceStatus, StatusRe
 import { SKEW_WARN_SECONDS } from '../sync/describe.js';
 import { formatDuration } from '../sync/progress.js';
 import { tallySpaces, type SpaceState } from '../tally.js';
+import { countsMoreThanServed, SERVED_IS_TRUSTED } from '../../shared/count-off.js';
 
 function thousands(n: number): string {
   return n.toLocaleString('en-US');
@@ -50,7 +51,7 @@ function describeListingGap(g: ListingGapStatus): string {
 /** e.g. `server count off: space acme counts 3 conversations more than it serves in … (run 7); what is served is trusted` */
 function describeCountOff(c: CountOffStatus): string {
   const where = `${c.from === null ? 'the beginning' : shortTime(c.from)} … ${shortTime(c.to)}`;
-  return `server count off: space ${c.space} counts ${thousands(c.excess)} conversation${c.excess === 1 ? '' : 's'} more than it serves in ${where} (run ${c.runId}); what is served is trusted`;
+  return `server count off: space ${c.space} ${countsMoreThanServed(c.excess)} in ${where} (run ${c.runId}); ${SERVED_IS_TRUSTED}`;
 }
 
 function grid(header: string[], rows: string[][], rightAligned: boolean[]): string[] {

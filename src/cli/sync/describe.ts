@@ -6,6 +6,7 @@ import { holderName, SyncLockedError } from '../../store/sync-lock.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import type { RunFlags } from './flags.js';
 import { formatDuration } from './progress.js';
+import { COUNT_OFF, COUNT_OFF_CAUSE } from '../../shared/count-off.js';
 
 export interface SyncFlags extends RunFlags {
   db?: string;
@@ -68,9 +69,9 @@ export function describeCountOff(s: Pick<SyncSummary, 'countOff' | 'space'>): st
   const bound = (t: string | null) => (t === null ? 'beginning' : t.replace('.000Z', 'Z'));
   const more = off.counted - off.served;
   return (
-    `convoduck: space ${s.space}: the server's count is off: it counts ${off.counted} conversations in ${bound(off.from)}..${bound(off.to)}, ` +
+    `convoduck: space ${s.space}: ${COUNT_OFF}: it counts ${off.counted} conversations in ${bound(off.from)}..${bound(off.to)}, ` +
     `${off.served} ${off.served === 1 ? 'was' : 'were'} served — ${more} more than served, as in the space's run before, and every conversation ` +
-    `stored there was served again: what was served is trusted (a count with deleted or cached rows in it)`
+    `stored there was served again: what was served is trusted (${COUNT_OFF_CAUSE})`
   );
 }
 
