@@ -96,7 +96,7 @@ export class SyncRun {
         until: this.options.until,
         full: this.options.full,
       });
-      const runId = await startRun(db, this.startedAt, this.space, planned.from, planned.to);
+      const runId = await startRun(db, this.startedAt, this.space, planned.from, planned.to, this.options.restored ?? null);
       if (state === 'turn-on' && atRest) await recordAtRest(db, this.space, this.startedAt, runId, atRest);
       return { planned, listedNewest, runId };
     });

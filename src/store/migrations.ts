@@ -171,4 +171,7 @@ export const MIGRATIONS: Readonly<Record<number, Migration>> = {
   // for the runs before, which never measured it
   21: `ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS server_count_excess INTEGER;`,
   22: ALERT_VOLUME_MIGRATION, // each evaluation's volume, for the counts a notification gives
+  // a run that found its file damaged and put the last-good copy in its place (restore-last-good.ts)
+  23: `ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS restored_from_copy_at TIMESTAMPTZ;
+      ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS damaged_file_kept_as VARCHAR;`,
 };

@@ -12,6 +12,7 @@ import { bodiesInParts, rederive } from './derive.js';
 import { INLINE_BODY_CHARS, splitText } from './body-parts.js';
 import { REWRITE_PENDING, rewriteDatabaseFile } from './rewrite-file.js';
 import { sqlText } from './sql.js';
+import { dropLastGood } from './last-good.js';
 
 /** The body cleaned: as parsed JSON when it is JSON, else as text. */
 function cleaned(body: string, redaction: Redaction): string {
@@ -30,6 +31,9 @@ function cleaned(body: string, redaction: Redaction): string {
  * bodies were cleaned.
  */
 export async function redactStoredSpace(dbPath: string, space: string, redaction: Redaction, since: Date): Promise<number> {
+  // the copy a sync keeps holds the clear text: it goes before the clear text does, so that a run
+  // killed before the rewrite (which keeps a new copy) leaves no copy a sync could restore it from
+  dropLastGood(dbPath);
   const cleanedBodies = await Database.with(
     dbPath,
     (db) =>
