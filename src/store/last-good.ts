@@ -50,10 +50,11 @@ export function dropLastGood(path: string): void {
 
 /**
  * Whether an opening failed because the file is damaged (a block that fails its checksum, metadata
- * that does not read), as against busy, missing, not a database, or written by a newer DuckDB.
+ * that does not read, a file shorter than its blocks), as against busy, missing, not a database,
+ * or written by a newer DuckDB.
  */
 export function isDamagedFileError(message: string): boolean {
-  return /Corrupt|checksum|MetadataReader/i.test(message);
+  return /Corrupt|checksum|MetadataReader|Could not read enough bytes/i.test(message);
 }
 
 /** What to tell a person whose file does not open because it is damaged, when a copy exists. */
