@@ -180,6 +180,7 @@ describe('no copy brings erased conversations back', () => {
     damage(dbPath);
 
     const after = await runCli(['sync'], env);
+    expect(after.code).toBe(2);
     expect(after.stderr).not.toMatch(WARNING);
     expect(keptAside(dbPath)).toEqual([]);
     expect(existsSync(lastGoodPath(dbPath))).toBe(false);
