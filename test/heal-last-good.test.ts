@@ -51,12 +51,13 @@ describe('sync heals a damaged file from its last-good copy', () => {
     writeFileSync(`${dbPath}.wal`, Buffer.alloc(512, 3));
     const damagedBytes = readFileSync(dbPath);
 
-    const healed = await runCli(['sync'], env);
+    const healed = await runCli(['sync', '--json'], env);
     expect(healed.code, healed.stderr).toBe(0);
     const warning = WARNING.exec(healed.stderr);
     expect(warning, healed.stderr).not.toBeNull();
     expect(warning![1]).toBe(dbPath);
     expect(warning![2]).toBe(copyTakenAt.toISOString().replace(/\.\d+Z$/, 'Z'));
+    expect(JSON.parse(healed.stdout)).toMatchObject({ status: 'ok', restoredFromCopyAt: copyTakenAt.toISOString(), damagedFileKeptAs: warning![3] });
     // kept, byte for byte, with its WAL beside it under its new name
     expect(keptAside(dbPath).sort()).toEqual([warning![3]!, `${warning![3]!}.wal`].sort());
     expect(readFileSync(warning![3]!).equals(damagedBytes)).toBe(true);

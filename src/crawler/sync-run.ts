@@ -201,6 +201,8 @@ export class SyncRun {
         served: trusted.served,
       },
       ...this.clockReading(),
+      restoredFromCopyAt: this.options.restored?.copyTakenAt.toISOString() ?? null,
+      damagedFileKeptAs: this.options.restored?.damagedPath ?? null,
       seconds: (this.now().getTime() - this.startedAt.getTime()) / 1000,
     };
   }

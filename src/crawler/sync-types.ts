@@ -156,6 +156,10 @@ export interface SyncSummary extends RunCounters {
   newestStartedAt: string | null;
   /** how far newestStartedAt lies after the server's now at the run's start (seconds; negative: before it) */
   newestAheadSeconds: number | null;
+  /** the file was damaged and the last-good copy, taken then (ISO), put in its place before the run; null: it was not */
+  restoredFromCopyAt: string | null;
+  /** where that restore kept the damaged file */
+  damagedFileKeptAs: string | null;
   seconds: number;
 }
 
