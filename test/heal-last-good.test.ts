@@ -11,6 +11,7 @@ import { readWhole } from '../src/soak/read-whole.js';
 import { storedConversations } from '../src/erase/select.js';
 import { Database } from '../src/store/database.js';
 import { lastGoodPath } from '../src/store/last-good.js';
+import { redactStoredRows } from '../src/store/redact-stored.js';
 import { spaceDbPath } from '../src/store/space-files.js';
 import { runCli } from './support/cli.js';
 import { scratch } from './support/scratch.js';
@@ -184,6 +185,17 @@ describe('no copy brings erased conversations back', () => {
     expect(after.code).toBe(2);
     expect(after.stderr).not.toMatch(WARNING);
     expect(keptAside(dbPath)).toEqual([]);
+    expect(existsSync(lastGoodPath(dbPath))).toBe(false);
+  });
+
+  it('nor does a redaction at rest that committed but was not rewritten: the clear-text copy is gone', async () => {
+    const sim = await simulator({ seed: 4707, conversations: 6 });
+    const dbPath = tempDb();
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
+    expect((await runCli(['sync'], env)).code).toBe(0);
+    expect(existsSync(lastGoodPath(dbPath))).toBe(true);
+    // the at-rest conversion's transaction, without the rewrite that follows it
+    await redactStoredRows(dbPath, sim.space, { key: Buffer.alloc(32, 9) }, new Date());
     expect(existsSync(lastGoodPath(dbPath))).toBe(false);
   });
 });
