@@ -1,7 +1,7 @@
 // The recovery table of docs/guarantees.md ("How to recover from each error you can see"), row by
 // row: each message a user is told to look for is produced here by the built CLI, with the exit
 // code the table gives. A row added to the table without a scenario here fails.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -10,6 +10,7 @@ import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../src/simulator/index.js';
 import { Database } from '../src/store/database.js';
+import { lastGoodPath } from '../src/store/last-good.js';
 import { runCli, startCli, type CliResult } from './support/cli.js';
 import { scratch } from './support/scratch.js';
 
@@ -67,6 +68,20 @@ async function fakeApi(answer: (path: string) => { status: number; body: unknown
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+}
+
+/**
+ * A convoduck database (its schema, no rows) torn as a kill in DuckDB's write of its first
+ * metadata block leaves it; with `copy`, its last-good copy beside it, as a sync keeps one.
+ */
+async function damagedFile({ copy }: { copy: boolean }): Promise<string> {
+  const dbPath = tempDb();
+  await Database.with(dbPath, async () => undefined);
+  if (copy) copyFileSync(dbPath, lastGoodPath(dbPath));
+  const fd = openSync(dbPath, 'r+');
+  writeSync(fd, Buffer.alloc(64, 7), 0, 64, 12_288 + 200);
+  closeSync(fd);
+  return dbPath;
 }
 
 /** One way to make the tool print a row's message. */
@@ -170,6 +185,14 @@ const scenarios: Record<string, Scenario> = {
     const sim = await simulator({ conversations: 5, rateLimit: 20, windowMs });
     for (let i = 0; i < 19; i++) await (await request(`${sim.baseUrl}/spaces`, { headers: { authorization: `Bearer ${sim.apiKey}` } })).body.dump();
     return runCli(['sync'], envFor(sim, tempDb(), { CONVODUCK_RATE_WINDOW_MS: String(windowMs) }));
+  },
+  'warning: … is damaged and does not open …; restored from its last-good copy of …': async () => {
+    const sim = await simulator({ conversations: 3 });
+    return runCli(['sync'], envFor(sim, await damagedFile({ copy: true })));
+  },
+  'cannot open database …: IO Error: Corrupt database file: …': async () => {
+    const sim = await simulator({ conversations: 3 });
+    return runCli(['sync'], envFor(sim, await damagedFile({ copy: false })));
   },
   'sync failed: …': async () => {
     // a server whose /spaces names no space: nothing to crawl, nothing stored

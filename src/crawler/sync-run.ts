@@ -96,7 +96,7 @@ export class SyncRun {
         until: this.options.until,
         full: this.options.full,
       });
-      const runId = await startRun(db, this.startedAt, this.space, planned.from, planned.to);
+      const runId = await startRun(db, this.startedAt, this.space, planned.from, planned.to, this.options.restored ?? null);
       if (state === 'turn-on' && atRest) await recordAtRest(db, this.space, this.startedAt, runId, atRest);
       return { planned, listedNewest, runId };
     });
@@ -201,6 +201,8 @@ export class SyncRun {
         served: trusted.served,
       },
       ...this.clockReading(),
+      restoredFromCopyAt: this.options.restored?.copyTakenAt.toISOString() ?? null,
+      damagedFileKeptAs: this.options.restored?.damagedPath ?? null,
       seconds: (this.now().getTime() - this.startedAt.getTime()) / 1000,
     };
   }

@@ -4,7 +4,6 @@
 // (GET /spaces); a space whose key is refused or whose server cannot be reached is reported and
 // skipped, the others are crawled at once.
 
-import { keepLastGood } from '../store/last-good.js';
 import { peekAllRecentSends } from '../store/recent-sends.js';
 import { AuthError } from '../api/client.js';
 import type { ApiClient } from '../api/client.js';
@@ -14,6 +13,8 @@ import { waitForSyncLock } from '../store/sync-lock.js';
 import {
   countersOfFailedRun,
   crawlSpace,
+  heal,
+  keepCopy,
   spaceClient,
   type ClientSettings,
   type CrawlOptions,
@@ -101,10 +102,12 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
   if (only !== null && options.spaces.every((t) => t.slug !== undefined)) refuseUnknown(only, configured, []);
 
   const lock = await waitForSyncLock(options.dbPath, options.lockWaitMs ?? 0, options.signal, { leaseMs: options.lockLeaseMs });
+  // before anything opens the file (the peek below too)
+  const healing = await heal(options);
   // a lock taken over by another process (this one stalled beyond the lease) stops the crawl too
   const userSignal = options.signal;
   const signal = userSignal ? AbortSignal.any([userSignal, lock.lost]) : lock.lost;
-  options = { ...options, signal };
+  options = { ...options, restored: healing.restored, signal };
   const clients: ApiClient[] = [];
   const writer = new BatchWriter(options.dbPath);
   try {
@@ -181,7 +184,7 @@ export async function syncSpaces(options: SpacesOptions): Promise<SpacesSummary>
   } finally {
     // a write resolves before its opening of the file is closed: the file is free only once idle
     await writer.idle();
-    keepCopy(options.dbPath);
+    keepCopy(options.dbPath, healing);
     await Promise.all(clients.map((c) => c.close()));
     lock.release();
   }
@@ -200,13 +203,4 @@ function refuseUnknown(only: Set<string>, known: string[], unasked: string[]): v
   // a space whose key could not be used may be the one asked for: say so
   if (unasked.length > 0) error.message += ` (not asked: ${unasked.join(', ')})`;
   throw error;
-}
-
-/** The file as this run left it, kept beside it (store/last-good.ts); a copy that cannot be made (a full disk) fails nothing. */
-function keepCopy(dbPath: string): void {
-  try {
-    keepLastGood(dbPath);
-  } catch {
-    // the previous copy stays
-  }
 }

@@ -9,6 +9,7 @@ import type { DetailsMode } from './plan.js';
 import type { RunCounters } from '../store/sync-runs.js';
 import type { Redaction } from '../redact/index.js';
 import type { BatchWriter } from './writer.js';
+import type { Restored } from '../store/restore-last-good.js';
 
 export type { ListingGapSummary };
 
@@ -41,6 +42,10 @@ export interface CrawlOptions {
   redactAtRest?: Redaction | null;
   /** a space turning redaction at rest on held clear text: that many stored bodies were redacted, the file rewritten */
   onStoredRedacted?: (space: string, bodies: number) => void;
+  /** the file was damaged and its last-good copy put in its place before the run (store/restore-last-good.ts) */
+  onRestored?: (restored: Restored) => void;
+  /** what this run's sync_runs row records of such a restore (set by the entry points, not the caller) */
+  restored?: Restored | null;
   /** how long to wait for another sync of the database to end before giving up (default 0: at once) */
   lockWaitMs?: number;
   /** a sync lock of another host whose heartbeat has not moved for this long is taken over (default: store/sync-lock.ts) */
@@ -151,6 +156,10 @@ export interface SyncSummary extends RunCounters {
   newestStartedAt: string | null;
   /** how far newestStartedAt lies after the server's now at the run's start (seconds; negative: before it) */
   newestAheadSeconds: number | null;
+  /** the file was damaged and the last-good copy, taken then (ISO), put in its place before the run; null: it was not */
+  restoredFromCopyAt: string | null;
+  /** where that restore kept the damaged file */
+  damagedFileKeptAs: string | null;
   seconds: number;
 }
 

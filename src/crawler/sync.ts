@@ -3,6 +3,7 @@
 // many). What they take and give back is in sync-types.ts; the run itself is SyncRun (sync-run.ts).
 
 import { keepLastGood } from '../store/last-good.js';
+import { restoreIfDamaged, type Healing } from '../store/restore-last-good.js';
 import { ApiClient } from '../api/client.js';
 import { waitForSyncLock } from '../store/sync-lock.js';
 import { SyncRun } from './sync-run.js';
@@ -30,9 +31,11 @@ export type {
 export async function sync(options: SyncOptions): Promise<SyncSummary> {
   checkWritableDatabase(options.dbPath);
   const lock = await waitForSyncLock(options.dbPath, options.lockWaitMs ?? 0, options.signal, { leaseMs: options.lockLeaseMs });
+  // before anything opens the file (the peek below too)
+  const healing = await heal(options);
   const userSignal = options.signal;
   // a lock taken over by another process (this one stalled beyond the lease) stops the crawl too
-  options = { ...options, signal: userSignal ? AbortSignal.any([userSignal, lock.lost]) : lock.lost };
+  options = { ...options, restored: healing.restored, signal: userSignal ? AbortSignal.any([userSignal, lock.lost]) : lock.lost };
   const client = spaceClient(options, options);
   // GET /spaces goes first: it, too, must not meet a window the last run filled
   const early = await peekRecentSends(options.dbPath, `${client.baseUrl.origin}${client.baseUrl.pathname}`).catch(() => null);
@@ -53,7 +56,7 @@ export async function sync(options: SyncOptions): Promise<SyncSummary> {
   } finally {
     // a write resolves before its opening of the file is closed: the file is free only once idle
     await writer.idle();
-    keepCopy(options.dbPath);
+    keepCopy(options.dbPath, healing);
     await client.close();
     lock.release();
   }
@@ -105,11 +108,30 @@ export async function crawlSpace(options: CrawlOptions, resources: CrawlResource
 
 const TICK_MS = 250;
 
-/** The file as this run left it, kept beside it (store/last-good.ts); a copy that cannot be made (a full disk) fails nothing. */
-function keepCopy(dbPath: string): void {
+/**
+ * The file as this run left it, kept beside it (store/last-good.ts); a copy that cannot be made (a
+ * full disk) fails nothing. A file found damaged and not restored is no copy to keep.
+ */
+export function keepCopy(dbPath: string, healing: Healing | null): void {
+  if (healing === null || (healing.damaged && healing.restored === null)) return;
   try {
     keepLastGood(dbPath);
   } catch {
     // the previous copy stays
   }
+}
+
+/**
+ * A damaged file is put back from its copy before anything opens it; a restore that fails (a
+ * full disk) leaves the file as it was, and the opening that follows fails as it would have.
+ */
+export async function heal(options: Pick<CrawlOptions, 'dbPath' | 'onRestored' | 'now'>): Promise<Healing> {
+  let healing: Healing;
+  try {
+    healing = await restoreIfDamaged(options.dbPath, options.now?.() ?? new Date());
+  } catch {
+    return { damaged: true, restored: null };
+  }
+  if (healing.restored) options.onRestored?.(healing.restored);
+  return healing;
 }

@@ -10,6 +10,7 @@ import { stage } from '../store/batch-sql.js';
 import { CONVERSATION_ROW_TABLES, type ErasureRule } from '../store/erasures.js';
 import { REWRITE_PENDING } from '../store/rewrite-file.js';
 import { recordingFiles } from '../store/recordings.js';
+import { dropLastGood } from '../store/last-good.js';
 import type { ErasureTarget } from './select.js';
 import { rm } from 'node:fs/promises';
 
@@ -23,6 +24,9 @@ export interface Erasure {
 /** Erases the conversations, then their recordings' files; returns how many files it removed. */
 export async function eraseConversations(db: Database, erasures: readonly Erasure[], erasedAt: Date): Promise<number> {
   if (erasures.length === 0) return 0;
+  // the copy a sync keeps (store/last-good.ts) holds these rows: it goes before they do, so that a
+  // run killed before the rewrite (which keeps a new copy) leaves no copy a sync could restore them from
+  dropLastGood(db.path);
   const files = await recordingFiles(db, erasures.map((e) => e.target.id));
   await stage(
     db,

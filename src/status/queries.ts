@@ -54,6 +54,7 @@ export async function recentRuns(db: Database, limit: number, now: Date, live: S
     `SELECT run_id, ${text('started_at')}, ${text('ended_at')}, status, space, ${text('window_from')}, ${text('window_to')},
             requests, throttled, retries,
             conversations_listed, details_fetched, errors, message, clock_skew_seconds, ${text('newest_started_at')},
+            ${text('restored_from_copy_at')}, damaged_file_kept_as,
             date_diff('millisecond', started_at, coalesce(ended_at, ?::TIMESTAMPTZ)) / 1000.0 AS duration_sec
      FROM sync_runs ORDER BY run_id DESC LIMIT ?`,
     [now.toISOString(), limit],
@@ -79,6 +80,8 @@ export async function recentRuns(db: Database, limit: number, now: Date, live: S
       message: (r.message as string | null) ?? null,
       clockSkewSeconds: r.clock_skew_seconds === null || r.clock_skew_seconds === undefined ? null : Number(r.clock_skew_seconds),
       newestStartedAt: iso(r.newest_started_at_text),
+      restoredFromCopyAt: iso(r.restored_from_copy_at_text),
+      damagedFileKeptAs: (r.damaged_file_kept_as as string | null) ?? null,
     };
   });
 }

@@ -27,6 +27,10 @@ export interface RunStatus {
   clockSkewSeconds: number | null;
   /** the newest started_at the run's listing served */
   newestStartedAt: string | null;
+  /** the run found the file damaged and put its last-good copy, taken then, in its place; null: it did not */
+  restoredFromCopyAt: string | null;
+  /** where that run kept the damaged file */
+  damagedFileKeptAs: string | null;
 }
 
 export interface ErrorGroup {

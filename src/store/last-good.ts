@@ -48,14 +48,22 @@ export function dropLastGood(path: string): void {
   rmSync(lastGoodPath(path), { force: true });
 }
 
+/**
+ * Whether an opening failed because the file is damaged (a block that fails its checksum, metadata
+ * that does not read, a file shorter than its blocks), as against busy, missing, not a database,
+ * or written by a newer DuckDB.
+ */
+export function isDamagedFileError(message: string): boolean {
+  return /Corrupt|checksum|MetadataReader|Could not read enough bytes/i.test(message);
+}
+
 /** What to tell a person whose file does not open because it is damaged, when a copy exists. */
 export function lastGoodHint(path: string, message: string): string {
-  if (!/Corrupt|checksum|MetadataReader/i.test(message) || !existsSync(lastGoodPath(path))) return '';
+  if (!isDamagedFileError(message) || !existsSync(lastGoodPath(path))) return '';
   const copy = lastGoodPath(path);
   const at = statSync(copy).mtime.toISOString().replace(/\.\d+Z$/, 'Z');
   return (
-    ` — the file is damaged; ${copy} is a whole copy of it from ${at}: move the damaged file aside ` +
-    `and the copy into its place (mv ${path} ${path}.damaged; cp ${copy} ${path}), then run sync, which fetches ` +
-    `again what came after; a forget or retention run since then must be run again`
+    ` — the file is damaged; ${copy} is a whole copy of it from ${at}: the next \`convoduck sync\` ` +
+    `keeps the damaged file aside, puts the copy in its place and fetches again what came after`
   );
 }

@@ -181,4 +181,7 @@ export const MIGRATIONS: Readonly<Record<number, Migration>> = {
   // the configuration bodies as received when DuckDB's JSON reader refuses them; the bodies stored
   // before were read by it as received, so theirs stay NULL
   24: CONFIG_BODY_TABLES.map(BODY_RECEIVED_SQL).join('\n'),
+  // a run that found its file damaged and put the last-good copy in its place (restore-last-good.ts)
+  25: `ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS restored_from_copy_at TIMESTAMPTZ;
+      ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS damaged_file_kept_as VARCHAR;`,
 };

@@ -12,6 +12,7 @@ import { bodiesInParts, rederive } from './derive.js';
 import { INLINE_BODY_CHARS, splitText } from './body-parts.js';
 import { REWRITE_PENDING, rewriteDatabaseFile } from './rewrite-file.js';
 import { sqlText } from './sql.js';
+import { dropLastGood } from './last-good.js';
 
 /** The body cleaned: as parsed JSON when it is JSON, else as text. */
 function cleaned(body: string, redaction: Redaction): string {
@@ -30,7 +31,17 @@ function cleaned(body: string, redaction: Redaction): string {
  * bodies were cleaned.
  */
 export async function redactStoredSpace(dbPath: string, space: string, redaction: Redaction, since: Date): Promise<number> {
-  const cleanedBodies = await Database.with(
+  const cleanedBodies = await redactStoredRows(dbPath, space, redaction, since);
+  await rewriteDatabaseFile(dbPath);
+  return cleanedBodies;
+}
+
+/** The redaction's one transaction, the rewrite marked pending; the file is not rewritten yet. */
+export async function redactStoredRows(dbPath: string, space: string, redaction: Redaction, since: Date): Promise<number> {
+  // the copy a sync keeps holds the clear text: it goes before the clear text does, so that a run
+  // killed before the rewrite (which keeps a new copy) leaves no copy a sync could restore it from
+  dropLastGood(dbPath);
+  return Database.with(
     dbPath,
     (db) =>
       db.transaction(async () => {
@@ -62,8 +73,6 @@ export async function redactStoredSpace(dbPath: string, space: string, redaction
     // no cap, as `rebuild`: its one transaction over every table needs more than a write
     { mustExist: true },
   );
-  await rewriteDatabaseFile(dbPath);
-  return cleanedBodies;
 }
 
 /** Detail bodies cleaned in place: a long one (kept in parts) is split again after cleaning. */

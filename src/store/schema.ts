@@ -11,7 +11,7 @@ import { SEARCH_DDL } from './search-index/schema.js';
 import { CONVERSATION_FIGURES_DDL } from './figures.js';
 import { LOAD_STATE_VIEW_SQL } from './load-state.js';
 
-export const SCHEMA_VERSION = 24;
+export const SCHEMA_VERSION = 25;
 
 /** Tables users query; `export` writes these. */
 export const PUBLIC_TABLES = [
@@ -331,7 +331,9 @@ CREATE TABLE IF NOT EXISTS sync_runs (
   conversations_deleted INTEGER DEFAULT 0,
   clock_skew_seconds DOUBLE,
   newest_started_at TIMESTAMPTZ,
-  server_count_excess INTEGER
+  server_count_excess INTEGER,
+  restored_from_copy_at TIMESTAMPTZ,
+  damaged_file_kept_as VARCHAR
 );
 
 -- Windows whose listing did not add up: the server counted (server_count) more conversations

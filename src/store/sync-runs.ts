@@ -58,12 +58,13 @@ export async function startRun(
   space: string,
   windowFrom: Date | null,
   windowTo: Date,
+  restored: { copyTakenAt: Date; damagedPath: string } | null = null,
 ): Promise<number> {
   const row = await db.one<{ run_id: number }>(
-    `INSERT INTO sync_runs (run_id, started_at, status, space, window_from, window_to)
-     VALUES (nextval('sync_run_ids'), ?::TIMESTAMPTZ, 'running', ?, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ)
+    `INSERT INTO sync_runs (run_id, started_at, status, space, window_from, window_to, restored_from_copy_at, damaged_file_kept_as)
+     VALUES (nextval('sync_run_ids'), ?::TIMESTAMPTZ, 'running', ?, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ, ?)
      RETURNING run_id`,
-    [startedAt.toISOString(), space, windowFrom?.toISOString() ?? null, windowTo.toISOString()],
+    [startedAt.toISOString(), space, windowFrom?.toISOString() ?? null, windowTo.toISOString(), restored?.copyTakenAt.toISOString() ?? null, restored?.damagedPath ?? null],
   );
   return Number(row!.run_id);
 }

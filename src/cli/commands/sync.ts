@@ -5,7 +5,7 @@ import { resolveDbLayout, resolveDbPath } from '../config/db-path.js';
 import { CliError, EXIT } from '../errors.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { recordingsDir, recordingsHook, recordingsRun } from '../sync/recordings.js';
-import { describeClock, describeCountOff, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from '../sync/describe.js';
+import { describeClock, describeCountOff, describeListingGap, describeRestored, describeSummary, problemOf, runErrorOf, type SyncFlags } from '../sync/describe.js';
 import { progressPrinter } from '../sync/progress.js';
 import { failedOutcome, finishedOutcome, INTERRUPTED_EXIT, renderOutcome } from '../sync/outcome.js';
 import { interruptible, parseRunFlags } from '../sync/flags.js';
@@ -148,7 +148,7 @@ async function runSync(
     const { sync } = await import('../../crawler/sync.js');
     const summary = await interruptible((aborted) => {
       signal = aborted;
-      return sync({ ...settings, ...run, dbPath, redactAtRest, recordings: recordingsHook(recordingsFolder, recordings, aborted), onStoredRedacted: storedRedacted(dbPath), signal: aborted, onProgress: progress.update });
+      return sync({ ...settings, ...run, dbPath, redactAtRest, recordings: recordingsHook(recordingsFolder, recordings, aborted), onStoredRedacted: storedRedacted(dbPath), onRestored: (r) => progress.say(describeRestored(r)), signal: aborted, onProgress: progress.update });
     });
     progress.finish();
     return { summary, dbPath, retention: run.retention };

@@ -71,6 +71,14 @@ function runState(r: RunStatus, sync: StatusReport['syncRunning']): string {
   return r.status;
 }
 
+/** A run that put the last-good copy in place of a damaged file: when the copy was taken, where the damaged file is. */
+export function describeRestore(r: Pick<RunStatus, 'runId' | 'restoredFromCopyAt' | 'damagedFileKeptAs'>): string {
+  return (
+    `run ${r.runId}: the file was damaged and was restored from its last-good copy of ${shortTime(r.restoredFromCopyAt!)} ` +
+    `(what came after the copy was fetched again); the damaged file is kept as ${r.damagedFileKeptAs ?? '?'}`
+  );
+}
+
 /** The server's clock against this machine's, as the run that last measured it found it. */
 function describeSkew(r: RunStatus): string {
   const skew = r.clockSkewSeconds!;
@@ -120,6 +128,8 @@ export function renderStatus(s: StatusReport): string {
     }
     const failed = s.runs.find((r) => r.message);
     if (failed) out.push(`  run ${failed.runId}: ${failed.message}`);
+    const restored = s.runs.find((r) => r.restoredFromCopyAt !== null);
+    if (restored) out.push(`  ${describeRestore(restored)}`);
     out.push('');
   }
 

@@ -7,6 +7,7 @@ import { CliError, EXIT, toCliError } from '../errors.js';
 import type { RunFlags } from './flags.js';
 import { formatDuration } from './progress.js';
 import { COUNT_OFF, COUNT_OFF_CAUSE } from '../../shared/count-off.js';
+import type { Restored } from '../../store/restore-last-good.js';
 
 export interface SyncFlags extends RunFlags {
   db?: string;
@@ -117,4 +118,17 @@ export function describeSummary(s: SyncSummary, dbPath: string): string {
   if (unexpected) lines.push(`  ${unexpected}`);
   if (s.errors > 0) lines.push('  errors are in the sync_errors table (convoduck status); the next run retries them');
   return lines.join('\n');
+}
+
+/**
+ * The warning a sync gives when it found its file damaged and put the last-good copy in its
+ * place: what, where, and how much is fetched again (what came after the copy).
+ */
+export function describeRestored(r: Restored): string {
+  const at = r.copyTakenAt.toISOString().replace(/\.\d+Z$/, 'Z');
+  const wal = r.walsKept.length > 0 ? ` (its WAL beside it)` : '';
+  return (
+    `convoduck: warning: ${r.path} is damaged and does not open (${r.error}); restored from its last-good copy of ${at} — ` +
+    `this sync fetches again what came after the copy; the damaged file is kept as ${r.damagedPath}${wal}, nothing was deleted`
+  );
 }

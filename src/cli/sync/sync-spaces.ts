@@ -10,7 +10,7 @@ import { AuthError } from '../../api/client.js';
 import { SpaceNotInJobError, type SpaceTarget } from '../../crawler/sync-spaces.js';
 import { preferSmallHeap } from '../../shared/heap.js';
 import { holderName, SyncLockedError } from '../../store/sync-lock.js';
-import { describeClock, describeCountOff, describeListingGap, describeSummary, problemOf, runErrorOf, type SyncFlags } from './describe.js';
+import { describeClock, describeCountOff, describeListingGap, describeRestored, describeSummary, problemOf, runErrorOf, type SyncFlags } from './describe.js';
 import { EXIT } from '../errors.js';
 import { resolveSpaces, type SpaceSettings } from '../config/settings.js';
 import { spacesProgressPrinter } from './spaces-progress.js';
@@ -81,6 +81,7 @@ export async function syncSpacesCommand(flags: SyncFlags & { apiKey?: string }, 
             lockLeaseMs: run.lockLeaseMs,
             signal,
             onProgress: progress.update,
+            onRestored: (r) => progress.say(redact(describeRestored(r), keys)),
           },
           storedRedacted,
         ),
