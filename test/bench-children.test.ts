@@ -18,7 +18,7 @@ function runChild(args: object, apiKey: string): Promise<{ code: number | null; 
     env: { PATH: process.env.PATH, CONVODUCK_API_KEY: apiKey },
   });
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
 }
 
@@ -77,7 +77,7 @@ describe('the spaces section’s children', () => {
         env: { PATH: process.env.PATH, BENCH_RUSAGE_FILE: rusage, KEY_1: hello.spaces[0]!.apiKey, KEY_2: hello.spaces[0]!.apiKey },
       });
       let stdout = '';
-      cli.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      cli.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
       const code = await new Promise<number | null>((resolve) => cli.on('close', (c) => resolve(c)));
       expect(code).toBe(3);
       const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as { spaces: { space: string; status: string; detailsFetched?: number }[] };

@@ -38,8 +38,8 @@ function shell(line: string, env: Record<string, string> = {}): Promise<{ code: 
     const child = spawn('/bin/sh', ['-c', command], { cwd: work, env: { PATH: `${bin}:${process.env.PATH}`, HOME: work, NO_COLOR: '1', ...env } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }

@@ -45,8 +45,8 @@ function syncInTerminal(environment: NodeJS.ProcessEnv): Promise<{ code: number 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
 }
 
@@ -85,7 +85,7 @@ describe('progress in a log', () => {
     const started = Date.now();
     const cli = startCli(['sync'], env(sim, windowMs));
     const chunks: { at: number; text: string }[] = [];
-    cli.child.stderr!.on('data', (d: Buffer) => chunks.push({ at: Date.now(), text: d.toString() }));
+    cli.child.stderr!.setEncoding('utf8').on('data', (d: string) => chunks.push({ at: Date.now(), text: d }));
     const result = await cli.done;
     const ended = Date.now();
     expect(result.code, result.stderr).toBe(0);

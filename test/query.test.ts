@@ -243,6 +243,15 @@ describe('query output formats', () => {
     expect(csv.stdout.split('\n').slice(1).join('\n')).toContain(',"",,');
   });
 
+  it('a large result of text in several scripts arrives whole, wherever the pipe cuts it', async () => {
+    // 3- and 4-byte characters across a megabyte: the pipe's chunks end inside some of them
+    const res = await runCli(['query', '--db', dbPath, '--format', 'csv', `SELECT i, repeat('も🦆ü', 50) AS text FROM range(1000) t(i)`]);
+    expect(res.code, res.stderr).toBe(0);
+    const rows = parseCsv(res.stdout).slice(1);
+    expect(rows).toHaveLength(1000);
+    expect(rows.filter(([, text]) => text !== 'も🦆ü'.repeat(50))).toEqual([]);
+  });
+
   it('runs several statements and prints the last result; reads SQL from --file', async () => {
     const file = join(dir, 'q.sql');
     writeFileSync(file, `-- a comment\nCREATE TEMP TABLE x AS SELECT 41 AS n;\nSELECT n + 1 AS answer FROM x;\n`);
@@ -340,8 +349,8 @@ describe('query and report while another process holds the file', () => {
     const run = startCli(args);
     let seen = '';
     await new Promise<void>((resolve) => {
-      run.child.stderr!.on('data', (d: Buffer) => {
-        seen += d.toString();
+      run.child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+        seen += d;
         if (seen.includes('waiting up to')) resolve();
       });
       void run.done.then(() => resolve());

@@ -52,7 +52,7 @@ function runJob(m: { root: string; script: string }): Promise<{ code: number | n
   return new Promise((resolve, reject) => {
     const child = spawn('/bin/sh', [m.script], { cwd: m.root, env: {}, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stderr }));
   });

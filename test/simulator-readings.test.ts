@@ -461,7 +461,7 @@ describe('convoduck simulate flags', () => {
   async function withCli(flags: string[], use: (base: string, key: string) => Promise<void>): Promise<string> {
     const run = startCli(['simulate', '--port', '0', '--conversations', '60', ...flags]);
     let out = '';
-    run.child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    run.child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     const exited = run.done.then((r) => r);
     for (let i = 0; i < 200 && !/CONVODUCK_API_KEY=\S+\n/.test(out); i++) await sleep(50);
     const base = /CONVODUCK_BASE_URL=(\S+)/.exec(out)?.[1];

@@ -324,7 +324,7 @@ describe('convoduck simulate flags', () => {
     for (const flag of ['--long', '--messy-text', '--drift', '--deleted']) expect(help.stdout).toContain(flag);
     const { child, done } = startCli(['simulate', '--port', '0', '--conversations', '50', '--long', '0.5', '--drift', '0.05']);
     let stderr = '';
-    await new Promise<void>((resolve) => child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()).includes('Ctrl-C') && resolve()));
+    await new Promise<void>((resolve) => child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d).includes('Ctrl-C') && resolve()));
     child.kill('SIGTERM');
     await done;
     expect(stderr).toMatch(/real data: 50% long, 5% type drift/);

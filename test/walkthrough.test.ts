@@ -42,8 +42,8 @@ describe('simulate --help’s walkthrough', () => {
     const env: Record<string, string> = {};
     await new Promise<void>((resolve, reject) => {
       let out = '';
-      server.child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
+      server.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
         for (const m of out.matchAll(/^export (CONVODUCK_\w+)=(\S+)$/gm)) env[m[1]!] = m[2]!;
         if (env.CONVODUCK_BASE_URL && env.CONVODUCK_API_KEY) resolve();
       });

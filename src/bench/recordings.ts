@@ -68,7 +68,7 @@ export async function benchRecordings(s: RecordingsBenchSettings, workDir: strin
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (c, sg) => resolve({ code: c, signal: sg })));
       let usage: { maxRssMb: number; wallSec: number };
       try {

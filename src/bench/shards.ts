@@ -65,7 +65,7 @@ interface Usage {
 function runShard(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   const child = spawn(process.execPath, [here('./children/cli-child.js'), ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
 }
 

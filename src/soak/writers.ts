@@ -95,7 +95,7 @@ async function downgradeToSchema13(path: string): Promise<void> {
 async function cleanSync(cli: string, env: Record<string, string>, args: string[] = ['sync']): Promise<void> {
   const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4_000)));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4_000)));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (code !== 0) throw new Error(`setup ${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').at(-1)}`);
 }

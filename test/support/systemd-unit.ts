@@ -234,8 +234,8 @@ export function runService(unit: Unit, options: ServiceRunOptions): ServiceRun {
       running = child;
       let stdout = '';
       let stderr = '';
-      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       child.on('error', reject);
       child.on('close', (code, signal) => {
         running = undefined;

@@ -32,7 +32,7 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(token: string, mode: ReceiverMode = 'up', shape?: ShapeCheck): Promise<WebhookReceiver> {
   const server: Server = createServer((req, res) => {
     let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.setEncoding('utf8').on('data', (d: string) => (body += d));
     req.on('end', () => {
       receiver.requests++;
       if (receiver.mode === 'hang') return; // never answers

@@ -45,8 +45,8 @@ export async function startLineChild<H>(script: string, args: unknown, what: str
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
@@ -119,11 +119,11 @@ export async function runSyncChild(args: SyncChildArgs): Promise<SyncChildResult
   child.stdin.end();
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
   });
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
   });
   const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (c, s) => resolve({ code: c, signal: s })),
