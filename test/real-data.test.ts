@@ -88,6 +88,7 @@ describe('real data', () => {
     const kinds = (e: string) => DRIFT_KINDS.filter((k) => DRIFT_EXPECT[k] === e).length;
     expect(first.detailsSetAside).toBe(kinds('set_aside'));
     expect(first.detailsCoerced).toBe(kinds('coerced'));
+    expect(first.configBodiesCoerced).toBe(0);
     expect(first.errors).toBe(0);
     const counts = await expectStoreMatchesTruth(dbPath, sim, listedIds(sim));
     expect(counts.set_aside).toBe(kinds('set_aside'));
@@ -103,9 +104,10 @@ describe('real data', () => {
     const report = await runCli(['report', 'api_drift', '--format', 'json', '--out', out, '--db', dbPath]);
     expect(report.code, report.stderr).toBe(0);
     {
-      const reasons = (JSON.parse(readFileSync(join(out, 'api_drift.json'), 'utf8')) as { path: string; kind: string; conversations: number }[]).map(
-        (r) => ({ path: r.path, kind: r.kind, conversations: Number(r.conversations) }),
-      );
+      const rows = JSON.parse(readFileSync(join(out, 'api_drift.json'), 'utf8')) as { path: string; kind: string; conversations: number; config_bodies: number | null }[];
+      // a configuration as the spec says: no configuration row
+      expect(rows.filter((r) => r.config_bodies !== null)).toEqual([]);
+      const reasons = rows.map((r) => ({ path: r.path, kind: r.kind, conversations: Number(r.conversations) }));
       expect(reasons).toContainEqual({ path: 'sentiment_v2', kind: 'unknown_field', conversations: 1 });
       expect(reasons).toContainEqual({ path: 'transcript[].confidence', kind: 'unknown_field', conversations: 1 });
       expect(reasons).toContainEqual({ path: 'outcome', kind: 'unknown_value', conversations: 1 });

@@ -12,6 +12,7 @@ import { MAX_PER_PAGE } from '../api/types.js';
 import { describeShortWindow, recordListingGaps, type ShortWindow } from '../store/listing-gaps.js';
 import { recordCountExcess, sameShortfallAsBefore } from '../store/count-excess.js';
 import { countMissingDetails } from '../store/pending-details.js';
+import { countCoercedBodies } from '../store/space-config.js';
 import { DEFAULT_OVERLAP_MS, getListedNewest, setWatermark, storedInWindow, type TimeWindow } from '../store/watermark.js';
 import { finishRun, recordErrors, recordRunClock, startRun, updateRun, type RunCounters, type SyncErrorRecord } from '../store/sync-runs.js';
 import { markDeleted, saveListPage, type DeletedConversation } from '../store/writes.js';
@@ -167,12 +168,12 @@ export class SyncRun {
       rememberFailedRun(err, { runId: this.runId, space: this.space, ...this.counters() });
       throw err;
     }
-    const pending = await this.writer
+    const { pending, configBodiesCoerced } = await this.writer
       .write(async (db) => {
         if (this.errors.length > 0) await recordErrors(db, this.runId, this.errors.splice(0));
         await finishRun(db, this.runId, this.now(), status, this.counters(), gap?.message ?? null);
       })
-      .then(() => this.countPending());
+      .then(() => this.countStored());
     this.setPhase('done');
     const c = this.counters();
     return {
@@ -190,6 +191,7 @@ export class SyncRun {
       detailsSetAside: c.detailsSetAside,
       conversationsDeleted: c.conversationsDeleted,
       detailsPending: pending,
+      configBodiesCoerced,
       errors: c.errors,
       listingShortfall: gap ? gap.counted - gap.served : 0,
       listingGap: gap,
@@ -256,9 +258,15 @@ export class SyncRun {
     };
   }
 
-  /** Read through the writer: a second DuckDB instance on the file while the writer's closes corrupts it. */
-  private countPending(): Promise<number> {
-    return this.writer.write((db) => countMissingDetails(db, this.space));
+  /**
+   * The details still missing, and the configuration bodies this run stored coerced. Read through
+   * the writer: a second DuckDB instance on the file while the writer's closes corrupts it.
+   */
+  private countStored(): Promise<{ pending: number; configBodiesCoerced: number }> {
+    return this.writer.write(async (db) => ({
+      pending: await countMissingDetails(db, this.space),
+      configBodiesCoerced: await countCoercedBodies(db, this.space, this.startedAt),
+    }));
   }
 
   private setPhase(phase: SyncPhase): void {

@@ -136,6 +136,11 @@ export interface SyncSummary extends RunCounters {
   windowTo: string;
   /** listed conversations still without a detail the next run fetches */
   detailsPending: number;
+  /**
+   * configuration bodies (list entries, Get agent responses) this run stored coerced: counted
+   * from the rows it wrote with body_received, not a sync_runs column
+   */
+  configBodiesCoerced: number;
   /** conversations the server counts in the window but never served (0: the listing added up) */
   listingShortfall: number;
   /** the span of the windows that did not add up, or null */

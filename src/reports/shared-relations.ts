@@ -13,10 +13,19 @@ import { join } from 'node:path';
 import { ConvoduckError, QueryError } from '../shared/errors.js';
 import { pick, reportParameters, runBound } from './bound.js';
 import { defaultSqlDir, sqlFilesIn } from './catalog.js';
-import { sqlIdent } from '../store/sql.js';
+import { sqlIdent, sqlText } from '../store/sql.js';
 import { BIND_TYPES, type ParamName } from '../filters/params.js';
 import { headerField, parseHeader, reportBody } from './sql-file.js';
 import { SEARCH_MACRO_SQL } from '../store/search-index/tokenize.js';
+import { COERCIONS } from '../store/normalise.js';
+
+/**
+ * `coercion_rule(name)`: the note of a coercion rule of the store (COERCIONS), by its name there
+ * (`coercion_rule('loneSurrogate')`), so that a report names a rule without writing its words again.
+ */
+export const COERCION_MACRO_SQL = `CREATE OR REPLACE TEMP MACRO coercion_rule(name) AS CASE name ${Object.entries(COERCIONS)
+  .map(([name, note]) => `WHEN ${sqlText(name)} THEN ${sqlText(note)}`)
+  .join(' ')} ELSE error('no coercion rule ' || name) END`;
 
 export const MATERIALIZATIONS = ['view', 'table'] as const;
 export type Materialization = (typeof MATERIALIZATIONS)[number];
@@ -100,6 +109,7 @@ export async function createSharedRelations(
 ): Promise<void> {
   // what a report that takes a search query (sql/search_matches.sql) reads it with
   await connection.run(SEARCH_MACRO_SQL);
+  await connection.run(COERCION_MACRO_SQL);
   for (const relation of relationsRead(relations, readers.map((r) => reportBody(r.sql)))) {
     try {
       const { sql, params } = await creationStatement(connection, relation);

@@ -5,7 +5,8 @@
 // raw_conversations has every column but the body (and listing_changed, the sync's own): the fetch
 // time and finality come from conversation_load_state, a set-aside detail's reason from its
 // detail_drift row, the derivation's state from conversations, whether it has a recording link
-// from conversation_load_state, as the reports read it over both sources.
+// from conversation_load_state, as the reports read it over both sources. raw_agent_details is
+// there with no row: the lake holds no Get agent response (api_drift reads its coerced ones).
 
 import { conversationFiguresSql } from '../store/figures.js';
 import { termListSql } from '../store/search-index/tokenize.js';
@@ -24,6 +25,7 @@ export const DERIVED_VIEWS: readonly (readonly [string, string])[] = [
      LEFT JOIN (SELECT conversation_id, min(note) AS invalid_reason FROM detail_drift WHERE kind = 'set_aside' GROUP BY conversation_id) s
        ON s.conversation_id = l.conversation_id`,
   ],
+  ['raw_agent_details', `SELECT NULL AS agent_id, NULL AS space, NULL AS fetched_at, NULL AS body, NULL AS body_received WHERE false`],
   ['search_turns', `SELECT conversation_id, seq, len(terms) AS terms FROM (${TURN_TERMS})`],
   [
     'search_terms',

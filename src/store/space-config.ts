@@ -7,6 +7,7 @@
 
 import { stage } from './batch-sql.js';
 import type { Database } from './database.js';
+import { CONFIG_BODY_TABLES } from './schema.js';
 import { wellFormedJson } from './normalise.js';
 
 export interface ListedRecord {
@@ -147,6 +148,19 @@ export async function saveSpaceConfig(db: Database, config: SpaceConfig): Promis
     // only the agents with a new Get agent response have a new history
     await deriveAgentHistory(db, `agent_id IN (SELECT id FROM _agent_details)`);
   });
+}
+
+/**
+ * The configuration bodies of `space` stored coerced (body_received kept) by a write at or after
+ * `since`: the list entries and Get agent responses a run starting then stored so. Each run stores
+ * the lists again, so their entries count in every run; a Get agent response only when fetched.
+ */
+export async function countCoercedBodies(db: Database, space: string, since: Date): Promise<number> {
+  const counts = CONFIG_BODY_TABLES.map(
+    (table) => `SELECT count(*) AS n FROM ${table} WHERE space = $space AND fetched_at >= $since::TIMESTAMPTZ AND body_received IS NOT NULL`,
+  );
+  const row = await db.one<{ n: number }>(`SELECT sum(n)::INTEGER AS n FROM (${counts.join(' UNION ALL ')})`, { space, since: since.toISOString() });
+  return row?.n ?? 0;
 }
 
 /**

@@ -77,7 +77,9 @@ Data the API sends that convoduck did not expect never fails a run: a value whos
 clear is coerced by a documented rule; a detail that cannot be stored as rows is set aside (its
 raw body kept, the reason in raw_conversations.invalid_reason, fetched again once its list entry
 changes or with --retry-set-aside); a conversation deleted at the source is marked deleted and
-never asked for again. The api_drift report says what the API sent that the schema does not know.
+never asked for again. An agent, tool or connection body with a lone UTF-16 surrogate is stored
+with U+FFFD in its place (as received in body_received), and the summary counts it. The api_drift
+report says what the API sent that the schema does not know, and what was stored coerced.
 
 --redact-at-rest replaces e-mail addresses, phone, card and IBAN numbers in each conversation
 (raw body included) and session_ref by a keyed hash before anything is stored: irreversible

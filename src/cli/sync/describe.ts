@@ -77,10 +77,15 @@ export function describeCountOff(s: Pick<SyncSummary, 'countOff' | 'space'>): st
 }
 
 /** What the run did with data it did not expect, in one line (null when nothing). */
-export function describeUnexpectedData(s: Pick<SyncSummary, 'detailsCoerced' | 'detailsSetAside' | 'conversationsDeleted'>): string | null {
+export function describeUnexpectedData(
+  s: Pick<SyncSummary, 'detailsCoerced' | 'configBodiesCoerced' | 'detailsSetAside' | 'conversationsDeleted'>,
+): string | null {
   const parts: string[] = [];
   const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
   if (s.detailsCoerced > 0) parts.push(`${n(s.detailsCoerced, 'detail', 'details')} stored with values coerced`);
+  if (s.configBodiesCoerced > 0) {
+    parts.push(`${n(s.configBodiesCoerced, 'configuration body', 'configuration bodies')} stored with values coerced (see the api_drift report)`);
+  }
   if (s.detailsSetAside > 0) parts.push(`${n(s.detailsSetAside, 'detail', 'details')} set aside (raw body kept; see the api_drift report)`);
   if (s.conversationsDeleted > 0) parts.push(`${n(s.conversationsDeleted, 'conversation', 'conversations')} deleted at the source`);
   return parts.length === 0 ? null : parts.join(', ');
