@@ -78,7 +78,7 @@ export async function lastGoodHint(path: string, message: string): Promise<strin
   if (!isDamagedFileError(message) || !existsSync(lastGoodPath(path))) return '';
   const copy = lastGoodPath(path);
   const copyError = await openingError(copy);
-  if (copyError !== null) {
+  if (copyError !== null && isDamagedFileError(copyError)) {
     return (
       ` — the file is damaged, and so is its last-good copy ${copy} (${copyError}): no sync can restore it; ` +
       `move both aside and run \`convoduck sync\`, which fetches everything again into a new file ` +
