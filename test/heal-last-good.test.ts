@@ -5,6 +5,7 @@
 // could bring its rows back.
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it } from 'vitest';
 import { eraseConversations } from '../src/erase/erase.js';
 import { readWhole } from '../src/soak/read-whole.js';
@@ -31,6 +32,12 @@ function keptAside(path: string): string[] {
   return readdirSync(dirname(path)).filter((f) => f.startsWith(`${basename(path)}.damaged-`)).map((f) => join(dirname(path), f));
 }
 
+/** The samples of one metric in a `--metrics-file`, as Prometheus parses it: labels and value. */
+function samples(prom: string, name: string): { labels: Record<string, string>; value: number; type: string }[] {
+  const family = parsePrometheusTextFormat(readFileSync(prom, 'utf8')).find((f) => f.name === name);
+  return (family?.metrics ?? []).map((m) => ({ labels: { ...m.labels }, value: Number(m.value), type: family!.type }));
+}
+
 const ids = (path: string): Promise<string[]> =>
   Database.with(path, async (db) => (await db.all<{ id: string }>(`SELECT id FROM conversations ORDER BY id`)).map((r) => r.id), { readOnly: true });
 
@@ -41,7 +48,11 @@ describe('sync heals a damaged file from its last-good copy', () => {
     const sim = await simulator({ seed: 4701, conversations: 30 });
     const dbPath = tempDb();
     const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
-    expect((await runCli(['sync'], env)).code).toBe(0);
+    const prom = join(dirname(dbPath), 'convoduck.prom');
+    expect((await runCli(['sync', '--metrics-file', prom], env)).code).toBe(0);
+    // never restored: no time of a restore, and a counter at zero (an increase from it is a restore)
+    expect(samples(prom, 'convoduck_last_restore_timestamp_seconds')).toEqual([]);
+    expect(samples(prom, 'convoduck_restores_total')).toEqual([{ labels: { space: sim.space }, value: 0, type: 'COUNTER' }]);
     const copy = lastGoodPath(dbPath);
     const copyBytes = readFileSync(copy);
     const copyTakenAt = statSync(copy).mtime;
@@ -52,7 +63,7 @@ describe('sync heals a damaged file from its last-good copy', () => {
     writeFileSync(`${dbPath}.wal`, Buffer.alloc(512, 3));
     const damagedBytes = readFileSync(dbPath);
 
-    const healed = await runCli(['sync', '--json'], env);
+    const healed = await runCli(['sync', '--json', '--metrics-file', prom], env);
     expect(healed.code, healed.stderr).toBe(0);
     const warning = WARNING.exec(healed.stderr);
     expect(warning, healed.stderr).not.toBeNull();
@@ -79,6 +90,15 @@ describe('sync heals a damaged file from its last-good copy', () => {
     expect(runs[0]).toEqual({ restored: null, kept: null });
     expect(runs[1]!.kept).toBe(warning![3]);
     expect(runs[1]!.restored).toBe(copyTakenAt.getTime());
+
+    // the person on call sees it in the metrics file: when the space's file was last restored, and how often
+    const [restoringRun] = await Database.with(
+      dbPath,
+      (db) => db.all<{ started: number }>(`SELECT epoch(started_at)::DOUBLE AS started FROM sync_runs WHERE restored_from_copy_at IS NOT NULL`),
+      { readOnly: true },
+    );
+    expect(samples(prom, 'convoduck_last_restore_timestamp_seconds')).toEqual([{ labels: { space: sim.space }, value: restoringRun!.started, type: 'GAUGE' }]);
+    expect(samples(prom, 'convoduck_restores_total')).toEqual([{ labels: { space: sim.space }, value: 1, type: 'COUNTER' }]);
 
     const status = await runCli(['status'], env);
     expect(status.code, status.stderr).toBe(0);
@@ -108,6 +128,34 @@ describe('sync heals a damaged file from its last-good copy', () => {
     expect(readFileSync(dbPath).equals(damagedBytes)).toBe(true);
     // the damaged file is no copy to keep
     expect(existsSync(copy)).toBe(false);
+  });
+
+  it('with a copy that is damaged too, says so and what to do, and moves nothing', async () => {
+    const sim = await simulator({ seed: 4708, conversations: 6 });
+    const dbPath = tempDb();
+    const env = { CONVODUCK_BASE_URL: sim.baseUrl, CONVODUCK_API_KEY: sim.apiKey, CONVODUCK_DB: dbPath };
+    expect((await runCli(['sync'], env)).code).toBe(0);
+    const copy = lastGoodPath(dbPath);
+    damage(dbPath);
+    damage(copy);
+    const [damagedBytes, copyBytes] = [readFileSync(dbPath), readFileSync(copy)];
+    const BOTH = new RegExp(
+      `^convoduck: cannot open database ${dbPath}: .*Corrupt database file.* — the file is damaged, and so is its last-good copy ${copy} \\(.*Corrupt database file.*\\): ` +
+        `no sync can restore it; move both aside and run \`convoduck sync\`, which fetches everything again into a new file \\(run your \`forget\`s again\\), or put back a backup$`,
+    );
+
+    // the next run would not fix it: a usage-level failure, and no promise of a restore
+    const failed = await runCli(['sync'], env);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr.split('\n').filter((l) => l.startsWith('convoduck:')), failed.stderr).toEqual([expect.stringMatching(BOTH)]);
+    const reader = await runCli(['status'], env);
+    expect(reader.code).not.toBe(0);
+    expect(reader.stderr.trim().split('\n'), reader.stderr).toEqual([expect.stringMatching(BOTH)]);
+
+    expect(keptAside(dbPath)).toEqual([]);
+    expect(readdirSync(dirname(dbPath)).filter((f) => f.startsWith(basename(dbPath))).sort()).toEqual([basename(dbPath), basename(copy)]);
+    expect(readFileSync(dbPath).equals(damagedBytes)).toBe(true);
+    expect(readFileSync(copy).equals(copyBytes)).toBe(true);
   });
 
   it('restores a space file of --db-dir, the other space untouched', async () => {

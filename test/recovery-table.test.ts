@@ -72,15 +72,18 @@ async function fakeApi(answer: (path: string) => { status: number; body: unknown
 
 /**
  * A convoduck database (its schema, no rows) torn as a kill in DuckDB's write of its first
- * metadata block leaves it; with `copy`, its last-good copy beside it, as a sync keeps one.
+ * metadata block leaves it; with `copy`, its last-good copy beside it, as a sync keeps one
+ * (`damaged`: torn the same way).
  */
-async function damagedFile({ copy }: { copy: boolean }): Promise<string> {
+async function damagedFile({ copy }: { copy: boolean | 'damaged' }): Promise<string> {
   const dbPath = tempDb();
   await Database.with(dbPath, async () => undefined);
   if (copy) copyFileSync(dbPath, lastGoodPath(dbPath));
-  const fd = openSync(dbPath, 'r+');
-  writeSync(fd, Buffer.alloc(64, 7), 0, 64, 12_288 + 200);
-  closeSync(fd);
+  for (const path of copy === 'damaged' ? [dbPath, lastGoodPath(dbPath)] : [dbPath]) {
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.alloc(64, 7), 0, 64, 12_288 + 200);
+    closeSync(fd);
+  }
   return dbPath;
 }
 
@@ -193,6 +196,10 @@ const scenarios: Record<string, Scenario> = {
   'cannot open database …: IO Error: Corrupt database file: …': async () => {
     const sim = await simulator({ conversations: 3 });
     return runCli(['sync'], envFor(sim, await damagedFile({ copy: false })));
+  },
+  'cannot open database …: … — the file is damaged, and so is its last-good copy …': async () => {
+    const sim = await simulator({ conversations: 3 });
+    return runCli(['sync'], envFor(sim, await damagedFile({ copy: 'damaged' })));
   },
   'sync failed: …': async () => {
     // a server whose /spaces names no space: nothing to crawl, nothing stored

@@ -9,6 +9,8 @@ import { withReadOnlyDatabase } from '../store/read-only.js';
 interface Metric {
   name: string;
   help: string;
+  /** a gauge unless said otherwise */
+  type?: 'counter';
   samples: { labels: Record<string, string>; value: number }[];
 }
 
@@ -57,6 +59,11 @@ export async function readMetrics(db: Database, now: Date): Promise<Metric[]> {
     `SELECT l.space, count(*) FILTER (WHERE d.id IS NOT NULL AND d.invalid_reason IS NULL)::BIGINT AS stored
      FROM raw_listed_conversations l LEFT JOIN raw_conversations d USING (id) WHERE l.space IS NOT NULL GROUP BY l.space ORDER BY l.space`,
   );
+  // the restore happens as the run starts (store/restore-last-good.ts): its time is the run's start
+  const restores = await db.all(
+    `SELECT space, count(restored_from_copy_at)::BIGINT AS restores, epoch(max(started_at) FILTER (WHERE restored_from_copy_at IS NOT NULL)) AS latest
+     FROM sync_runs WHERE space IS NOT NULL GROUP BY space ORDER BY space`,
+  );
   const firing = await db.all(`SELECT level, count(*)::INTEGER AS n FROM alert_states WHERE resolved_at IS NULL GROUP BY level`);
   const per = (rows: Record<string, unknown>[], column: string) => rows.map((r) => ({ labels: { space: String(r.space) }, value: Number(r[column]) }));
   return [
@@ -70,6 +77,13 @@ export async function readMetrics(db: Database, now: Date): Promise<Metric[]> {
       // a run without a Date header measured nothing: no sample rather than a made-up zero
       samples: per(latest.filter((r) => r.clock_skew_seconds !== null), 'clock_skew_seconds'),
     },
+    {
+      name: 'convoduck_last_restore_timestamp_seconds',
+      help: 'when the latest sync run of the space that found its file damaged and put the last-good copy in its place started (Unix time)',
+      // never restored: no sample rather than a made-up time
+      samples: per(restores.filter((r) => r.latest !== null), 'latest'),
+    },
+    { name: 'convoduck_restores_total', type: 'counter', help: 'sync runs of the space recorded in the file that put the last-good copy in place of a damaged file', samples: per(restores, 'restores') },
     { name: 'convoduck_conversations_stored', help: 'conversations of the space with a stored detail', samples: per(stored, 'stored') },
     {
       name: 'convoduck_alerts_firing',
@@ -94,7 +108,7 @@ function mergeMetrics(each: Metric[][]): Metric[] {
 export function renderMetrics(metrics: readonly Metric[]): string {
   let text = '';
   for (const m of metrics) {
-    text += `# HELP ${m.name} ${m.help}\n# TYPE ${m.name} gauge\n`;
+    text += `# HELP ${m.name} ${m.help}\n# TYPE ${m.name} ${m.type ?? 'gauge'}\n`;
     for (const s of m.samples) {
       const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`);
       text += `${m.name}${labels.length ? `{${labels.join(',')}}` : ''} ${Number.isFinite(s.value) ? s.value : 'NaN'}\n`;

@@ -156,7 +156,7 @@ export class Database {
           // transient, not a usage error: the caller's next run gets in (exit 1)
           throw new DatabaseBusyError(`database ${path} stayed locked by another process: try again shortly`);
         }
-        throw new StoreError(`cannot open database ${path}: ${firstLine(message)}${lastGoodHint(path, message)}`);
+        throw new StoreError(`cannot open database ${path}: ${firstLine(message)}${await lastGoodHint(path, message)}`);
       }
       const db = new Database(path, opened.instance, opened.connection);
       try {

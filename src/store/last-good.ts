@@ -4,6 +4,7 @@
 // that write short: the header's own metadata then fails its checksum and the file does not open.
 // No order of our own writes prevents it, so the state a run committed is kept twice.
 
+import { DuckDBInstance } from '@duckdb/node-api';
 import { closeSync, constants, copyFileSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
@@ -57,10 +58,33 @@ export function isDamagedFileError(message: string): boolean {
   return /Corrupt|checksum|MetadataReader|Could not read enough bytes/i.test(message);
 }
 
-/** What to tell a person whose file does not open because it is damaged, when a copy exists. */
-export function lastGoodHint(path: string, message: string): string {
+/** The first line of the error an opening of `path` fails with, or null when it opens. */
+export async function openingError(path: string): Promise<string | null> {
+  try {
+    const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
+    instance.closeSync();
+    return null;
+  } catch (err) {
+    return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+  }
+}
+
+/**
+ * What to tell a person whose file does not open because it is damaged, when a copy exists: that
+ * the next sync restores from it, or, when the copy does not open either, that no sync will and
+ * what to do instead (the load state lives in the file: a new file fetches everything again).
+ */
+export async function lastGoodHint(path: string, message: string): Promise<string> {
   if (!isDamagedFileError(message) || !existsSync(lastGoodPath(path))) return '';
   const copy = lastGoodPath(path);
+  const copyError = await openingError(copy);
+  if (copyError !== null && isDamagedFileError(copyError)) {
+    return (
+      ` — the file is damaged, and so is its last-good copy ${copy} (${copyError}): no sync can restore it; ` +
+      `move both aside and run \`convoduck sync\`, which fetches everything again into a new file ` +
+      `(run your \`forget\`s again), or put back a backup`
+    );
+  }
   const at = statSync(copy).mtime.toISOString().replace(/\.\d+Z$/, 'Z');
   return (
     ` — the file is damaged; ${copy} is a whole copy of it from ${at}: the next \`convoduck sync\` ` +

@@ -4,10 +4,9 @@
 // fetches again what came after the copy (the load state lives in the file). Only a writer that
 // holds the sync lock restores; readers only say what the next sync will do.
 
-import { DuckDBInstance } from '@duckdb/node-api';
 import { closeSync, constants, copyFileSync, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { isDamagedFileError, lastGoodPath } from './last-good.js';
+import { isDamagedFileError, lastGoodPath, openingError } from './last-good.js';
 
 /** What a restore did: where the damaged file went, and when the copy put in its place was taken. */
 export interface Restored {
@@ -29,17 +28,6 @@ const WAL_SUFFIXES = ['.wal', '.wal.checkpoint', '.wal.recovery'];
 /** `FILE.damaged-20261129T105532Z`: the name a damaged file is kept under. */
 export function damagedPathOf(path: string, at: Date): string {
   return `${path}.damaged-${at.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '')}`;
-}
-
-/** The first line of the error an opening of `path` fails with, or null when it opens. */
-async function openingError(path: string): Promise<string | null> {
-  try {
-    const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
-    instance.closeSync();
-    return null;
-  } catch (err) {
-    return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
-  }
 }
 
 /** What a sync found its file to be before it opened it, and what it did about it. */
