@@ -102,6 +102,11 @@ export function judgeFirstPage(page: PageSeen, seen: CountOffSeen = { kind: 'no-
   if (total <= served && page.items < total && page.items > 0) {
     return judgeCountOff(name, `first page is short: ${count(page.items)} items, total ${count(total)}`, total - page.items, false, values, seen);
   }
+  // Short inside a listing of several pages: judged as sync will, which pages by what it held.
+  if (total > served && page.items > 0 && page.items < served) {
+    const head = `first page is short: ${count(page.items)} items, but total ${count(total)} at ${served} per page means ${count(served)}`;
+    return judgeCountOff(name, head, served - page.items, false, values, seen, { items: page.items });
+  }
   if (page.items !== expected) {
     return {
       status: 'fail',
