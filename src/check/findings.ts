@@ -144,6 +144,46 @@ export function lastPagePlan(page: PageSeen): { page: number; expectedItems: num
 }
 
 /**
+ * Where a sync's last page is when the first page of several came back short: sync pages by what
+ * that page held (crawler/plan.ts servedPageSize), so a server that serves fewer per page than
+ * meta.per_page says lists completely at that size. Null when the first page was not short.
+ */
+export function heldSizePlan(page: PageSeen): { page: number; expectedItems: number; perPage: number } | null {
+  const total = page.meta.total;
+  const served = servedPerPage(page);
+  if (total === null || total <= served || page.items < 1 || page.items >= served) return null;
+  const last = Math.ceil(total / page.items);
+  return { page: last, expectedItems: total - (last - 1) * page.items, perPage: page.items };
+}
+
+/**
+ * A short first page told apart by a second look: sync's last page at the size the first page
+ * held holds just what total leaves there, so the server serves that size whatever meta.per_page
+ * says, and the listing adds up. Null when it does not (the first page's finding stands).
+ */
+export function judgeHeldSize(page: PageSeen, plan: { page: number; expectedItems: number; perPage: number }, items: number, total: number | null): { first: Finding; last: Finding } | null {
+  if (items !== plan.expectedItems || total !== page.meta.total || total === null) return null;
+  const claimed = servedPerPage(page);
+  const values = { items: page.items, total, nextPage: page.meta.nextPage ?? null, servedPerPage: plan.perPage, claimedPerPage: claimed };
+  return {
+    first: {
+      status: 'warn',
+      name: 'first-page',
+      message:
+        `first page is short: ${count(page.items)} items where meta.per_page says ${claimed}, and page ${plan.page} holds the ${count(items)} that total ${count(total)} leaves at ${count(plan.perPage)} per page: ` +
+        `the server serves ${count(plan.perPage)} per page, not the ${claimed} meta.per_page says; sync pages by what the first page held, so its listing adds up (${count(plan.page)} list pages)`,
+      values,
+    },
+    last: {
+      status: 'ok',
+      name: 'last-page',
+      message: `last page adds up at ${count(plan.perPage)} per page (what the first page held): page ${plan.page} has ${count(items)} items, as total says`,
+      values: { lastPage: plan.page, lastPageItems: items, lastPageExpected: plan.expectedItems, lastPageTotal: total, servedPerPage: plan.perPage },
+    },
+  };
+}
+
+/**
  * Whether the last page holds what meta.total says. One that ends short under the same total is
  * a count off (count-finding.ts), judged with `seen`; an empty one may hide a larger shortfall.
  */

@@ -11,6 +11,8 @@ import {
   judgeDetail,
   judgeFirstPage,
   judgeLastPage,
+  heldSizePlan,
+  judgeHeldSize,
   judgePageSize,
   judgeRateHeaders,
   judgeThrottled,
@@ -228,7 +230,22 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
       } else {
         const lastRead = pageRead(last.data);
         if (lastRead) pagesRead.push(lastRead);
-        add(await withDatabase((seen) => judgeLastPage(plan, last.data.length, last.meta.total, first.meta.total, seen)));
+        const lastFinding = await withDatabase((seen) => judgeLastPage(plan, last.data.length, last.meta.total, first.meta.total, seen));
+        add(lastFinding);
+        // A short first page and a last page that does not add up: one more look, at sync's last page.
+        const held = heldSizePlan(page);
+        if (held && held.page !== plan.page && last.data.length !== plan.expectedItems) {
+          const heldJson = await call('last-page', `${listPath}?page=${held.page}&per_page=${MAX_PER_PAGE}`, () =>
+            client.get(listPath, { to, page: held.page, per_page: MAX_PER_PAGE }),
+          );
+          const heldPage = readListBody(heldJson.json);
+          const told = 'problem' in heldPage ? null : judgeHeldSize(page, held, heldPage.data.length, heldPage.meta.total);
+          if (told) {
+            add(told.first);
+            add(told.last);
+            listed = { total: first.meta.total!, served: held.perPage };
+          }
+        }
       }
     }
   } catch (err) {
