@@ -1,6 +1,6 @@
 // The check's judgements, pure: what a page, a header or a timestamp says (src/check/findings.ts, timestamp-finding.ts).
 import { describe, expect, it } from 'vitest';
-import { describeEstimate, estimateSync, formatMinutes, judgeDetail, judgeFirstPage, judgeLastPage, judgePageSize, judgeRateHeaders, judgeThrottled, lastPagePlan, pickConversation, readListBody, verdictLine, type Finding, type ListMetaSeen } from '../../src/check/findings.js';
+import { describeEstimate, estimateSync, formatMinutes, heldSizePlan, judgeDetail, judgeFirstPage, judgeHeldSize, judgeLastPage, judgePageSize, judgeRateHeaders, judgeThrottled, lastPagePlan, pickConversation, readListBody, verdictLine, type Finding, type ListMetaSeen } from '../../src/check/findings.js';
 import { classifyTimestamp, collectTimestamps, judgeTimestamps } from '../../src/check/timestamp-finding.js';
 
 describe('pure judgements', () => {
@@ -78,6 +78,22 @@ describe('pure judgements', () => {
     const lost = read({ runId: 4, excess: 5 }, ['c_1']);
     expect(lost).toMatchObject({ status: 'fail', values: { storedNotServed: 1 } });
     expect(lost.message).toMatch(/and 1 conversation \/d\.duckdb stores on the pages read is no longer served \(e\.g\. c_1\): sync trusts such a count only when every stored conversation is served again/);
+  });
+
+  it("a second look at sync's last page, at the size a short first page held, tells a misreported page size apart", () => {
+    const page = { items: 150, meta: meta({ total: 500 }), requestedPerPage: 200 };
+    expect(heldSizePlan(page)).toEqual({ page: 4, expectedItems: 50, perPage: 150 });
+    // not short, or one page: nothing to tell apart
+    expect(heldSizePlan({ items: 200, meta: meta({ total: 500 }), requestedPerPage: 200 })).toBeNull();
+    expect(heldSizePlan({ items: 9, meta: meta({ total: 10, nextPage: null }), requestedPerPage: 200 })).toBeNull();
+    expect(heldSizePlan({ items: 0, meta: meta({ total: 500 }), requestedPerPage: 200 })).toBeNull();
+    const told = judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 50, 500);
+    expect(told?.first).toMatchObject({ status: 'warn', name: 'first-page', values: { servedPerPage: 150, claimedPerPage: 200 } });
+    expect(told?.first.message).toMatch(/^first page is short: 150 items where meta\.per_page says 200, and page 4 holds the 50 that total 500 leaves at 150 per page: the server serves 150 per page/);
+    expect(told?.last).toMatchObject({ status: 'ok', name: 'last-page', message: 'last page adds up at 150 per page (what the first page held): page 4 has 50 items, as total says' });
+    // anything else there (soft-deleted rows, a total that moved): the first page's finding stands
+    expect(judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 0, 500)).toBeNull();
+    expect(judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 50, 510)).toBeNull();
   });
 
   it('a first page does not add up when it is empty or longer than it can be, or total is missing', () => {
