@@ -88,7 +88,8 @@ export function judgePageSize(page: PageSeen): Finding {
 
 /**
  * Whether page 1 holds what meta.total and the served page size promise, and next_page agrees. A
- * listing of one page that ends short is a count off (count-finding.ts), judged with `seen`.
+ * listing of one page that ends short is a count off (count-finding.ts), judged with `seen`; a
+ * short first page of several is that or a page size misreported, judged as sync will treat both.
  */
 export function judgeFirstPage(page: PageSeen, seen: CountOffSeen = { kind: 'no-db' }): Finding {
   const served = servedPerPage(page);
