@@ -177,6 +177,20 @@ describe('servers that read the spec differently', () => {
     expect(requestsOf(sim)).toBe(5);
   });
 
+  it('a page size misreported and rows counted but not served: a count off at the size sync pages by, not a failure (exit 0)', async () => {
+    const sim = await simulator({ conversations: 450, servedPerPage: 150, perPageAsAsked: true, hiddenFromLists: 5 });
+    const r = await check(sim, ['--json']);
+    expect(r.code, r.stdout).toBe(0);
+    const report = JSON.parse(r.stdout) as JsonReport;
+    const first = finding(report, 'first-page');
+    expect(first).toMatchObject({ status: 'warn', serverCountExcess: 200 - (first.items as number) });
+    expect(first.message).toMatch(/or it serves fewer per page than meta\.per_page says \(one page cannot tell which\)/);
+    const last = finding(report, 'last-page');
+    expect(last).toMatchObject({ status: 'warn', servedPerPage: first.items });
+    expect(last.message).toMatch(/^last page is short at \d+ per page \(what the first page held\): page \d+ has \d+ items where total means \d+ — the server's count is off: it counts /);
+    expect(requestsOf(sim)).toBe(5);
+  });
+
   it('a next page announced after every full page is not a failure', async () => {
     const sim = await simulator({ conversations: 200, nextPageOnFullPage: true });
     const r = await check(sim, ['--json']);

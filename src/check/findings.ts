@@ -160,10 +160,23 @@ export function heldSizePlan(page: PageSeen): { page: number; expectedItems: num
 /**
  * A short first page told apart by a second look: sync's last page at the size the first page
  * held holds just what total leaves there, so the server serves that size whatever meta.per_page
- * says, and the listing adds up. Null when it does not (the first page's finding stands).
+ * says, and the listing adds up; holding fewer under the same total, sync meets a count off there
+ * (first: null, the first page's finding stands). Null when it holds more, or the total moved.
  */
-export function judgeHeldSize(page: PageSeen, plan: { page: number; expectedItems: number; perPage: number }, items: number, total: number | null): { first: Finding; last: Finding } | null {
-  if (items !== plan.expectedItems || total !== page.meta.total || total === null) return null;
+export function judgeHeldSize(
+  page: PageSeen,
+  plan: { page: number; expectedItems: number; perPage: number },
+  items: number,
+  total: number | null,
+  seen: CountOffSeen = { kind: 'no-db' },
+): { first: Finding | null; last: Finding } | null {
+  if (total !== page.meta.total || total === null || items > plan.expectedItems) return null;
+  if (items < plan.expectedItems) {
+    // short at the size sync pages by as well: what sync meets is a count off, the first page's finding stands
+    const head = `last page is short at ${count(plan.perPage)} per page (what the first page held): page ${plan.page} has ${count(items)} items where total means ${count(plan.expectedItems)}`;
+    const values = { lastPage: plan.page, lastPageItems: items, lastPageExpected: plan.expectedItems, lastPageTotal: total, servedPerPage: plan.perPage };
+    return { first: null, last: judgeCountOff('last-page', head, plan.expectedItems - items, items === 0, values, seen) };
+  }
   const claimed = servedPerPage(page);
   const values = { items: page.items, total, nextPage: page.meta.nextPage ?? null, servedPerPage: plan.perPage, claimedPerPage: claimed };
   return {

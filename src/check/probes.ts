@@ -239,11 +239,17 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
             client.get(listPath, { to, page: held.page, per_page: MAX_PER_PAGE }),
           );
           const heldPage = readListBody(heldJson.json);
-          const told = 'problem' in heldPage ? null : judgeHeldSize(page, held, heldPage.data.length, heldPage.meta.total);
-          if (told) {
-            add(told.first);
-            add(told.last);
-            listed = { total: first.meta.total!, served: held.perPage };
+          if (!('problem' in heldPage)) {
+            const heldRead = pageRead(heldPage.data);
+            if (heldRead) pagesRead.push(heldRead);
+            const judge = (seen?: CountOffSeen) => judgeHeldSize(page, held, heldPage.data.length, heldPage.meta.total, seen);
+            const told = judge();
+            const withDb = told && typeof told.last.values.serverCountExcess === 'number' && opts.dbPath !== undefined ? judge(await readCountOff(opts.dbPath, space!, pagesRead)) : told;
+            if (withDb) {
+              if (withDb.first) add(withDb.first);
+              add(withDb.last);
+              listed = { total: first.meta.total!, served: held.perPage };
+            }
           }
         }
       }

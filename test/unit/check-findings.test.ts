@@ -89,10 +89,16 @@ describe('pure judgements', () => {
     expect(heldSizePlan({ items: 0, meta: meta({ total: 500 }), requestedPerPage: 200 })).toBeNull();
     const told = judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 50, 500);
     expect(told?.first).toMatchObject({ status: 'warn', name: 'first-page', values: { servedPerPage: 150, claimedPerPage: 200 } });
-    expect(told?.first.message).toMatch(/^first page is short: 150 items where meta\.per_page says 200, and page 4 holds the 50 that total 500 leaves at 150 per page: the server serves 150 per page/);
+    expect(told?.first?.message).toMatch(/^first page is short: 150 items where meta\.per_page says 200, and page 4 holds the 50 that total 500 leaves at 150 per page: the server serves 150 per page/);
     expect(told?.last).toMatchObject({ status: 'ok', name: 'last-page', message: 'last page adds up at 150 per page (what the first page held): page 4 has 50 items, as total says' });
-    // anything else there (soft-deleted rows, a total that moved): the first page's finding stands
-    expect(judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 0, 500)).toBeNull();
+    // short there too (rows counted but not served as well): a count off at the size sync pages by; the first page's finding stands
+    const short = judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 47, 500);
+    expect(short?.first).toBeNull();
+    expect(short?.last).toMatchObject({ status: 'warn', name: 'last-page', values: { serverCountExcess: 3, lastPage: 4, servedPerPage: 150 } });
+    expect(short?.last.message).toMatch(/^last page is short at 150 per page \(what the first page held\): page 4 has 47 items where total means 50 — the server's count is off: it counts 3 conversations more than it serves: sync verifies this once/);
+    expect(judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 0, 500)?.last.message).toMatch(/it counts at least 50 conversations more/);
+    // longer than total leaves there, or a total that moved: the first look's findings stand
+    expect(judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 51, 500)).toBeNull();
     expect(judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 50, 510)).toBeNull();
   });
 
