@@ -1,7 +1,8 @@
 // A listing that ends short of meta.total, judged as sync will treat it: a server whose count is
 // off for good is verified once and then trusted (store/count-excess.ts), so it is a warning, or ok
 // once the database records it trusted; it fails only when sync will not trust it (a stored
-// conversation no longer served). Pure: the database's answer comes in as `seen`.
+// conversation no longer served). A short first page of several may also be a page size
+// misreported: both readings are named. Pure: the database's answer comes in as `seen`.
 
 import { COUNT_OFF, COUNT_OFF_CAUSE, countsMoreThanServed, SERVED_IS_TRUSTED } from '../shared/count-off.js';
 import type { CountOffRecord } from '../store/count-excess.js';
