@@ -119,16 +119,16 @@ describe('check --config: every space of the file', () => {
     ]);
   }, 300_000);
 
-  it('the worst space decides: one that does not add up exits 1; a slug the key does not belong to is a failed finding', async () => {
-    // rows missing inside the first of several pages (a one-page listing that ends short is a count off sync trusts)
-    const sims = await threeSpaces([undefined, { conversations: 450, hiddenFromLists: 5 }]);
+  it('the worst space decides: one whose check fails exits 1; a slug the key does not belong to is a failed finding', async () => {
+    // a key whose budget is spent after one request (a short page is a count off sync trusts, not a failure)
+    const sims = await threeSpaces([undefined, { conversations: 450, rateLimit: 1 }]);
     const r = await runCli(['check', '--json'], job(sims).env);
     expect(r.code, r.stderr + r.stdout).toBe(1);
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout) as JsonSpaces;
     expect(out).toMatchObject({ syncWouldWork: false, outcome: 'fails', exitCode: 1 });
     expect(out.spaces.map((s) => s.outcome)).toEqual(['works', 'fails', 'works']);
-    expect(out.spaces[1]!.findings.find((f) => f.name === 'first-page')!.status).toBe('fail');
+    expect(out.spaces[1]!.findings.find((f) => f.name === 'rate-limit')!.status).toBe('fail');
 
     const wrong = await runCli(['check'], job(sims.slice(0, 1), ['acme-prod']).env);
     expect(wrong.code, wrong.stderr + wrong.stdout).toBe(1);

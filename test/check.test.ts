@@ -161,13 +161,34 @@ describe('servers that read the spec differently', () => {
     expect(requestsOf(sim)).toBeLessThanOrEqual(5);
   });
 
-  it('a first page that does not add up (conversations counted but not listed) exits 1', async () => {
-    const sim = await simulator({ hiddenFromLists: 5 });
-    const r = await check(sim);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^fail {2}first page does not add up: 198 items, but total 500 at 200 per page means 200/m);
-    expect(r.stdout).toMatch(/^→ a sync would not work as things are: see first-page/m);
-    expect(requestsOf(sim)).toBeLessThanOrEqual(5);
+  it('a page size misreported (meta.per_page says what was asked, fewer are served): told apart from a count off, exit 0', async () => {
+    const sim = await simulator({ servedPerPage: 150, perPageAsAsked: true });
+    const r = await check(sim, ['--json']);
+    expect(r.code, r.stdout).toBe(0);
+    const report = JSON.parse(r.stdout) as JsonReport;
+    expect(finding(report, 'first-page')).toMatchObject({ status: 'warn', items: 150, servedPerPage: 150, claimedPerPage: 200 });
+    expect(finding(report, 'first-page').message).toBe(
+      'first page is short: 150 items where meta.per_page says 200, and page 4 holds the 50 that total 500 leaves at 150 per page: ' +
+        'the server serves 150 per page, not the 200 meta.per_page says; sync pages by what the first page held, so its listing adds up (4 list pages)',
+    );
+    expect(finding(report, 'last-page')).toMatchObject({ status: 'ok', lastPage: 4, lastPageItems: 50 });
+    expect(report.estimate).toMatchObject({ listPages: 4 });
+    expect(report.requests).toBe(5);
+    expect(requestsOf(sim)).toBe(5);
+  });
+
+  it('a page size misreported and rows counted but not served: a count off at the size sync pages by, not a failure (exit 0)', async () => {
+    const sim = await simulator({ conversations: 450, servedPerPage: 150, perPageAsAsked: true, hiddenFromLists: 5 });
+    const r = await check(sim, ['--json']);
+    expect(r.code, r.stdout).toBe(0);
+    const report = JSON.parse(r.stdout) as JsonReport;
+    const first = finding(report, 'first-page');
+    expect(first).toMatchObject({ status: 'warn', serverCountExcess: 200 - (first.items as number) });
+    expect(first.message).toMatch(/or it serves fewer per page than meta\.per_page says \(one page cannot tell which\)/);
+    const last = finding(report, 'last-page');
+    expect(last).toMatchObject({ status: 'warn', servedPerPage: first.items });
+    expect(last.message).toMatch(/^last page is short at \d+ per page \(what the first page held\): page \d+ has \d+ items where total means \d+ — the server's count is off: it counts /);
+    expect(requestsOf(sim)).toBe(5);
   });
 
   it('a next page announced after every full page is not a failure', async () => {
@@ -309,5 +330,45 @@ describe('a server whose count is off for good (meta.total above what it serves)
     expect(lost.code).toBe(1);
     expect(lost.last).toMatchObject({ status: 'fail', storedNotServed: 1 });
     expect(lost.last.message).toMatch(/1 conversation \S+ stores on the pages read is no longer served \(e\.g\. \S+\): sync trusts such a count only when every stored conversation is served again/);
+  }, 60_000);
+
+  it('a short first page of several (soft-deleted rows): warns with both readings, ok once a run trusted it, fails when a stored one is gone', async () => {
+    const sim = await simulator({ ...fast, hiddenFromLists: 5 });
+    const dbPath = tempDb();
+    const run = () => sync({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, dbPath, details: { kind: 'none' } });
+    const firstPage = async () => {
+      const r = await check(sim, ['--json', '--db', dbPath]);
+      return { code: r.code, first: finding(JSON.parse(r.stdout) as JsonReport, 'first-page') };
+    };
+
+    // no database yet: one page cannot tell a count off from a page size misreported
+    const before = requestsOf(sim);
+    const unseen = await firstPage();
+    expect(unseen.code).toBe(0);
+    expect(unseen.first).toMatchObject({ status: 'warn', items: 198, serverCountExcess: 2, countOffRun: null, database: null });
+    expect(unseen.first.message).toMatch(
+      /^first page is short: 198 items, but total 500 at 200 per page means 200 — either the server's count is off: it counts at least 2 conversations more than it serves, or it serves fewer per page than meta\.per_page says \(one page cannot tell which\): sync pages by what the first page held \(198 per page\), which lists all of a server that serves that many; a count off sync verifies once: its first run narrows the listing down and reports it short \(exit 1\)/,
+    );
+    expect(requestsOf(sim, before)).toBeLessThanOrEqual(5);
+
+    expect(await run()).toMatchObject({ status: 'errors', serverCountExcess: 5 });
+    const reported = await firstPage();
+    expect(reported.code).toBe(0);
+    expect(reported.first).toMatchObject({ status: 'warn', countOffRun: { runId: 1, excess: 5, trusted: false }, database: dbPath });
+    expect(reported.first.message).toMatch(/it counts at least 2 conversations more than it serves, as run 1 of \S+ found and reported short: the next sync that finds the same 5 more/);
+
+    expect(await run()).toMatchObject({ status: 'ok', serverCountExcess: 5 });
+    const trusted = await firstPage();
+    expect(trusted.code).toBe(0);
+    expect(trusted.first).toMatchObject({ status: 'ok', countOffRun: { runId: 2, excess: 5, trusted: true }, storedNotServed: 0 });
+    expect(trusted.first.message).toMatch(/it counts at least 2 conversations more than it serves, as run 2 of \S+ verified \(5 more in its window\): what is served is trusted/);
+
+    // other conversations hidden now, stored ones among them: sync will not trust that listing
+    sim.setOptions({ hiddenFromLists: 9 });
+    const lost = await firstPage();
+    expect(lost.code).toBe(1);
+    expect(lost.first).toMatchObject({ status: 'fail' });
+    expect(lost.first.storedNotServed).toBeGreaterThan(0);
+    expect(lost.first.message).toMatch(/no longer served \(e\.g\. \S+\): sync trusts such a count only when every stored conversation is served again/);
   }, 60_000);
 });

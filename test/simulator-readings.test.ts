@@ -486,16 +486,18 @@ describe('convoduck simulate flags', () => {
 
   it('play the listing, bucket, long Retry-After and time-format readings', async () => {
     const stderr = await withCli(
-      ['--served-per-page', '7', '--next-page-on-full-page', '--hidden-from-lists', '2', '--time-format', 'fraction-offset',
+      ['--served-per-page', '7', '--per-page-as-asked', '--next-page-on-full-page', '--hidden-from-lists', '2', '--time-format', 'fraction-offset',
         '--rate-algorithm', 'bucket', '--rate-limit', '6', '--burst', '4', '--retry-after', 'long'],
       async (base, key) => {
         const space = (JSON.parse((await get(base, key, '/spaces')).text) as { data: { slug: string }[] }).data[0]!.slug;
         const path = `/spaces/${space}/conversations`;
         const last = JSON.parse((await get(base, key, path, { per_page: 200, page: 9 })).text) as ListResponse<ConversationSummary>;
-        // 60 at 7 per page: page 9 holds positions 56..59, not a full page
-        expect(last.meta).toEqual({ page: 9, per_page: 7, total: 60, next_page: null });
+        // 60 at 7 per page: page 9 holds positions 56..59, not a full page; meta.per_page says what was asked
+        expect(last.meta).toEqual({ page: 9, per_page: 200, total: 60, next_page: null });
+        expect(last.data.length).toBeLessThanOrEqual(4);
         const first = JSON.parse((await get(base, key, path, { per_page: 200 })).text) as ListResponse<ConversationSummary>;
-        expect(first.meta).toEqual({ page: 1, per_page: 7, total: 60, next_page: 2 });
+        expect(first.meta).toEqual({ page: 1, per_page: 200, total: 60, next_page: 2 });
+        expect(first.data.length).toBeLessThanOrEqual(7);
         for (const c of first.data) expect(c.started_at).toMatch(/\.\d{6}[+-](?!00:00)\d{2}:\d{2}$/);
         // three requests so far; a token comes back every 10 s
         const fourth = await get(base, key, '/spaces');

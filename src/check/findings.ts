@@ -88,7 +88,8 @@ export function judgePageSize(page: PageSeen): Finding {
 
 /**
  * Whether page 1 holds what meta.total and the served page size promise, and next_page agrees. A
- * listing of one page that ends short is a count off (count-finding.ts), judged with `seen`.
+ * listing of one page that ends short is a count off (count-finding.ts), judged with `seen`; a
+ * short first page of several is that or a page size misreported, judged as sync will treat both.
  */
 export function judgeFirstPage(page: PageSeen, seen: CountOffSeen = { kind: 'no-db' }): Finding {
   const served = servedPerPage(page);
@@ -101,6 +102,11 @@ export function judgeFirstPage(page: PageSeen, seen: CountOffSeen = { kind: 'no-
   const expected = Math.min(served, total);
   if (total <= served && page.items < total && page.items > 0) {
     return judgeCountOff(name, `first page is short: ${count(page.items)} items, total ${count(total)}`, total - page.items, false, values, seen);
+  }
+  // Short inside a listing of several pages: judged as sync will, which pages by what it held.
+  if (total > served && page.items > 0 && page.items < served) {
+    const head = `first page is short: ${count(page.items)} items, but total ${count(total)} at ${served} per page means ${count(served)}`;
+    return judgeCountOff(name, head, served - page.items, false, values, seen, { items: page.items });
   }
   if (page.items !== expected) {
     return {
@@ -136,6 +142,59 @@ export function lastPagePlan(page: PageSeen): { page: number; expectedItems: num
   const last = Math.ceil(total / served);
   if (last <= 1) return null;
   return { page: last, expectedItems: total - (last - 1) * served };
+}
+
+/**
+ * Where a sync's last page is when the first page of several came back short: sync pages by what
+ * that page held (crawler/plan.ts servedPageSize), so a server that serves fewer per page than
+ * meta.per_page says lists completely at that size. Null when the first page was not short.
+ */
+export function heldSizePlan(page: PageSeen): { page: number; expectedItems: number; perPage: number } | null {
+  const total = page.meta.total;
+  const served = servedPerPage(page);
+  if (total === null || total <= served || page.items < 1 || page.items >= served) return null;
+  const last = Math.ceil(total / page.items);
+  return { page: last, expectedItems: total - (last - 1) * page.items, perPage: page.items };
+}
+
+/**
+ * A short first page told apart by a second look: sync's last page at the size the first page
+ * held holds just what total leaves there, so the server serves that size whatever meta.per_page
+ * says, and the listing adds up; holding fewer under the same total, sync meets a count off there
+ * (first: null, the first page's finding stands). Null when it holds more, or the total moved.
+ */
+export function judgeHeldSize(
+  page: PageSeen,
+  plan: { page: number; expectedItems: number; perPage: number },
+  items: number,
+  total: number | null,
+  seen: CountOffSeen = { kind: 'no-db' },
+): { first: Finding | null; last: Finding } | null {
+  if (total !== page.meta.total || total === null || items > plan.expectedItems) return null;
+  if (items < plan.expectedItems) {
+    // short at the size sync pages by as well: what sync meets is a count off, the first page's finding stands
+    const head = `last page is short at ${count(plan.perPage)} per page (what the first page held): page ${plan.page} has ${count(items)} items where total means ${count(plan.expectedItems)}`;
+    const values = { lastPage: plan.page, lastPageItems: items, lastPageExpected: plan.expectedItems, lastPageTotal: total, servedPerPage: plan.perPage };
+    return { first: null, last: judgeCountOff('last-page', head, plan.expectedItems - items, items === 0, values, seen) };
+  }
+  const claimed = servedPerPage(page);
+  const values = { items: page.items, total, nextPage: page.meta.nextPage ?? null, servedPerPage: plan.perPage, claimedPerPage: claimed };
+  return {
+    first: {
+      status: 'warn',
+      name: 'first-page',
+      message:
+        `first page is short: ${count(page.items)} items where meta.per_page says ${claimed}, and page ${plan.page} holds the ${count(items)} that total ${count(total)} leaves at ${count(plan.perPage)} per page: ` +
+        `the server serves ${count(plan.perPage)} per page, not the ${claimed} meta.per_page says; sync pages by what the first page held, so its listing adds up (${count(plan.page)} list pages)`,
+      values,
+    },
+    last: {
+      status: 'ok',
+      name: 'last-page',
+      message: `last page adds up at ${count(plan.perPage)} per page (what the first page held): page ${plan.page} has ${count(items)} items, as total says`,
+      values: { lastPage: plan.page, lastPageItems: items, lastPageExpected: plan.expectedItems, lastPageTotal: total, servedPerPage: plan.perPage },
+    },
+  };
 }
 
 /**

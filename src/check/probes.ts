@@ -11,6 +11,8 @@ import {
   judgeDetail,
   judgeFirstPage,
   judgeLastPage,
+  heldSizePlan,
+  judgeHeldSize,
   judgePageSize,
   judgeRateHeaders,
   judgeThrottled,
@@ -228,7 +230,28 @@ export async function checkServer(opts: CheckOptions): Promise<CheckReport> {
       } else {
         const lastRead = pageRead(last.data);
         if (lastRead) pagesRead.push(lastRead);
-        add(await withDatabase((seen) => judgeLastPage(plan, last.data.length, last.meta.total, first.meta.total, seen)));
+        const lastFinding = await withDatabase((seen) => judgeLastPage(plan, last.data.length, last.meta.total, first.meta.total, seen));
+        add(lastFinding);
+        // A short first page and a last page that does not add up: one more look, at sync's last page.
+        const held = heldSizePlan(page);
+        if (held && held.page !== plan.page && last.data.length !== plan.expectedItems) {
+          const heldJson = await call('last-page', `${listPath}?page=${held.page}&per_page=${MAX_PER_PAGE}`, () =>
+            client.get(listPath, { to, page: held.page, per_page: MAX_PER_PAGE }),
+          );
+          const heldPage = readListBody(heldJson.json);
+          if (!('problem' in heldPage)) {
+            const heldRead = pageRead(heldPage.data);
+            if (heldRead) pagesRead.push(heldRead);
+            const judge = (seen?: CountOffSeen) => judgeHeldSize(page, held, heldPage.data.length, heldPage.meta.total, seen);
+            const told = judge();
+            const withDb = told && typeof told.last.values.serverCountExcess === 'number' && opts.dbPath !== undefined ? judge(await readCountOff(opts.dbPath, space!, pagesRead)) : told;
+            if (withDb) {
+              if (withDb.first) add(withDb.first);
+              add(withDb.last);
+              listed = { total: first.meta.total!, served: held.perPage };
+            }
+          }
+        }
       }
     }
   } catch (err) {

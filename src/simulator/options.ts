@@ -65,6 +65,8 @@ export interface RuntimeOptions {
   servedPerPage: number | null;
   /** next_page = page + 1 whenever the page is full, even the last one; default false */
   nextPageOnFullPage: boolean;
+  /** meta.per_page says what was asked, whatever servedPerPage serves (a page size misreported); default false */
+  perPageAsAsked: boolean;
   /** this many conversations, spread over the history when set, are counted in list totals but never listed; default 0 */
   hiddenFromLists: number;
   /**
@@ -156,6 +158,7 @@ export function initialOptions(opts: SimulatorOptions, seed: number, dataset: Da
     onRequest: opts.onRequest ?? null,
     servedPerPage: opts.servedPerPage ?? null,
     nextPageOnFullPage: opts.nextPageOnFullPage ?? false,
+    perPageAsAsked: opts.perPageAsAsked ?? false,
     hiddenFromLists: opts.hiddenFromLists ?? 0,
     listTotalExcess: opts.listTotalExcess ?? 0,
     arrivalLagMs: opts.arrivalLagMs ?? 0,

@@ -1,6 +1,6 @@
 // The check's judgements, pure: what a page, a header or a timestamp says (src/check/findings.ts, timestamp-finding.ts).
 import { describe, expect, it } from 'vitest';
-import { describeEstimate, estimateSync, formatMinutes, judgeDetail, judgeFirstPage, judgeLastPage, judgePageSize, judgeRateHeaders, judgeThrottled, lastPagePlan, pickConversation, readListBody, verdictLine, type Finding, type ListMetaSeen } from '../../src/check/findings.js';
+import { describeEstimate, estimateSync, formatMinutes, heldSizePlan, judgeDetail, judgeFirstPage, judgeHeldSize, judgeLastPage, judgePageSize, judgeRateHeaders, judgeThrottled, lastPagePlan, pickConversation, readListBody, verdictLine, type Finding, type ListMetaSeen } from '../../src/check/findings.js';
 import { classifyTimestamp, collectTimestamps, judgeTimestamps } from '../../src/check/timestamp-finding.js';
 
 describe('pure judgements', () => {
@@ -49,12 +49,62 @@ describe('pure judgements', () => {
     expect(judgeFirstPage({ items: 200, meta: meta({ total: 200, nextPage: 2 }), requestedPerPage: 200 }).status).toBe('ok');
   });
 
-  it('a first page does not add up when the server counts more than it serves, or total is missing', () => {
+  it('a short first page of several: a count off or a misreported page size, judged as sync will', () => {
     const short = judgeFirstPage({ items: 198, meta: meta({}), requestedPerPage: 200 });
-    expect(short.status).toBe('fail');
-    expect(short.message).toMatch(/^first page does not add up: 198 items, but total 4,213 at 200 per page means 200/);
-    // per_page echoes the request but fewer were served: caught the same way
-    expect(judgeFirstPage({ items: 50, meta: meta({}), requestedPerPage: 200 }).status).toBe('fail');
+    expect(short).toMatchObject({ status: 'warn', values: { serverCountExcess: 2, countOffRun: null, storedNotServed: 0, database: null } });
+    expect(short.message).toBe(
+      "first page is short: 198 items, but total 4,213 at 200 per page means 200 — either the server's count is off: it counts at least 2 conversations more than it serves, " +
+        'or it serves fewer per page than meta.per_page says (one page cannot tell which): sync pages by what the first page held (198 per page), which lists all of a server that serves that many; ' +
+        'a count off sync verifies once: its first run narrows the listing down and reports it short (exit 1); the next finds the same shortfall with every stored conversation served again, ' +
+        'and from then on what is served is trusted (exit 0, one warning line; a count with deleted or cached rows in it)',
+    );
+    // per_page echoes the request but fewer were served: the same two readings
+    expect(judgeFirstPage({ items: 50, meta: meta({}), requestedPerPage: 200 })).toMatchObject({ status: 'warn', values: { serverCountExcess: 150 } });
+    const read = (trusted: { runId: number; excess: number } | null, storedNotServed: string[] = [], reported: { runId: number; excess: number } | null = null) =>
+      judgeFirstPage({ items: 198, meta: meta({}), requestedPerPage: 200 }, { kind: 'read', db: '/d.duckdb', record: { trusted, reported, storedNotServed } });
+    // a run that trusted the listing's whole excess covers the first page's part of it
+    const ok = read({ runId: 4, excess: 5 });
+    expect(ok).toMatchObject({ status: 'ok', values: { countOffRun: { runId: 4, excess: 5, trusted: true } } });
+    expect(ok.message).toMatch(/— the server's count is off: it counts at least 2 conversations more than it serves, as run 4 of \/d\.duckdb verified \(5 more in its window\): what is served is trusted/);
+    expect(read({ runId: 4, excess: 2 }).status).toBe('ok');
+    // fewer than the page alone shows: the count moved, sync verifies it again
+    const less = read({ runId: 4, excess: 1 });
+    expect(less).toMatchObject({ status: 'warn' });
+    expect(less.message).toMatch(/one page cannot tell which\); run 4 of \/d\.duckdb trusted 1 more, not at least 2: sync pages by what the first page held/);
+    const once = read(null, [], { runId: 1, excess: 5 });
+    expect(once).toMatchObject({ status: 'warn', values: { countOffRun: { runId: 1, excess: 5, trusted: false } } });
+    expect(once.message).toMatch(/it counts at least 2 conversations more than it serves, as run 1 of \/d\.duckdb found and reported short: the next sync that finds the same 5 more/);
+    // a stored conversation the page leaves out: sync will not trust it
+    const lost = read({ runId: 4, excess: 5 }, ['c_1']);
+    expect(lost).toMatchObject({ status: 'fail', values: { storedNotServed: 1 } });
+    expect(lost.message).toMatch(/and 1 conversation \/d\.duckdb stores on the pages read is no longer served \(e\.g\. c_1\): sync trusts such a count only when every stored conversation is served again/);
+  });
+
+  it("a second look at sync's last page, at the size a short first page held, tells a misreported page size apart", () => {
+    const page = { items: 150, meta: meta({ total: 500 }), requestedPerPage: 200 };
+    expect(heldSizePlan(page)).toEqual({ page: 4, expectedItems: 50, perPage: 150 });
+    // not short, or one page: nothing to tell apart
+    expect(heldSizePlan({ items: 200, meta: meta({ total: 500 }), requestedPerPage: 200 })).toBeNull();
+    expect(heldSizePlan({ items: 9, meta: meta({ total: 10, nextPage: null }), requestedPerPage: 200 })).toBeNull();
+    expect(heldSizePlan({ items: 0, meta: meta({ total: 500 }), requestedPerPage: 200 })).toBeNull();
+    const told = judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 50, 500);
+    expect(told?.first).toMatchObject({ status: 'warn', name: 'first-page', values: { servedPerPage: 150, claimedPerPage: 200 } });
+    expect(told?.first?.message).toMatch(/^first page is short: 150 items where meta\.per_page says 200, and page 4 holds the 50 that total 500 leaves at 150 per page: the server serves 150 per page/);
+    expect(told?.last).toMatchObject({ status: 'ok', name: 'last-page', message: 'last page adds up at 150 per page (what the first page held): page 4 has 50 items, as total says' });
+    // short there too (rows counted but not served as well): a count off at the size sync pages by; the first page's finding stands
+    const short = judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 47, 500);
+    expect(short?.first).toBeNull();
+    expect(short?.last).toMatchObject({ status: 'warn', name: 'last-page', values: { serverCountExcess: 3, lastPage: 4, servedPerPage: 150 } });
+    expect(short?.last.message).toMatch(/^last page is short at 150 per page \(what the first page held\): page 4 has 47 items where total means 50 — the server's count is off: it counts 3 conversations more than it serves: sync verifies this once/);
+    expect(judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 0, 500)?.last.message).toMatch(/it counts at least 50 conversations more/);
+    // longer than total leaves there, or a total that moved: the first look's findings stand
+    expect(judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 51, 500)).toBeNull();
+    expect(judgeHeldSize(page, { page: 4, expectedItems: 50, perPage: 150 }, 50, 510)).toBeNull();
+  });
+
+  it('a first page does not add up when it is empty or longer than it can be, or total is missing', () => {
+    expect(judgeFirstPage({ items: 0, meta: meta({}), requestedPerPage: 200 })).toMatchObject({ status: 'fail' });
+    expect(judgeFirstPage({ items: 201, meta: meta({}), requestedPerPage: 200 }).message).toMatch(/^first page does not add up: 201 items, but total 4,213 at 200 per page means 200/);
     // a one-page listing that ends short is a count off: what sync does with it is below
     expect(judgeFirstPage({ items: 9, meta: meta({ total: 10, nextPage: null }), requestedPerPage: 200 })).toMatchObject({ status: 'warn', values: { serverCountExcess: 1 } });
     expect(judgeFirstPage({ items: 0, meta: meta({ total: 10, nextPage: null }), requestedPerPage: 200 }).status).toBe('fail');

@@ -22,6 +22,7 @@ interface SimulateFlags {
   localTimeAsUtc?: string;
   servedPerPage?: string;
   nextPageOnFullPage?: boolean;
+  perPageAsAsked?: boolean;
   hiddenFromLists: string;
   listTotalExcess: string;
   arrivalLag: string;
@@ -148,6 +149,7 @@ export function registerSimulate(program: Command): void {
     .optionsGroup('Listing and timestamps (the spec leaves these open):')
     .option('--served-per-page <n>', 'serve at most n items per page whatever per_page asks; meta.per_page and next_page follow it')
     .option('--next-page-on-full-page', 'next_page is set whenever a page is full, even the last (the page after it is empty)')
+    .option('--per-page-as-asked', 'meta.per_page says what was asked whatever --served-per-page serves (a page size misreported)')
     .option('--hidden-from-lists <n>', 'conversations counted in list totals but never listed (their detail is still served)', '0')
     .option('--list-total-excess <n>', 'every list answer counts N more conversations in meta.total than its window holds (a count off for good)', '0')
     .option('--arrival-lag <ms>', 'new conversations appear only once ended, started this long ago: inside windows a crawl already listed', '0')
@@ -249,6 +251,7 @@ More examples:
           otherClientRpm,
           servedPerPage,
           nextPageOnFullPage: flags.nextPageOnFullPage ?? false,
+          perPageAsAsked: flags.perPageAsAsked ?? false,
           hiddenFromLists,
           listTotalExcess,
           arrivalLagMs,

@@ -83,7 +83,7 @@ export class ConversationRoutes {
       if (i > 0) body += ',';
       body += this.summaryJson(items[i]!);
     }
-    body += '],"meta":' + JSON.stringify(listMeta(page, served, total + o.listTotalExcess, o)) + '}';
+    body += '],"meta":' + JSON.stringify(listMeta(page, served, total + o.listTotalExcess, o, perPage)) + '}';
     return { status: 200, body };
   }
 

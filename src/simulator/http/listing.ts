@@ -1,5 +1,6 @@
 // How the simulator pages its lists, in the readings the spec leaves open:
-// a server that serves fewer items than asked (servedPerPage), one that announces a next page
+// a server that serves fewer items than asked (servedPerPage, reported in meta.per_page or not:
+// perPageAsAsked), one that announces a next page
 // whenever a page is full (nextPageOnFullPage), and one that counts conversations in `total`
 // that it never lists (hidden conversations); and the unstable order of ties.
 
@@ -10,6 +11,8 @@ export interface PagingReading {
   servedPerPage: number | null;
   /** next_page = page + 1 whenever the page is full, even the last one */
   nextPageOnFullPage: boolean;
+  /** meta.per_page says what was asked, whatever is served (a page size misreported) */
+  perPageAsAsked: boolean;
 }
 
 /** The page size really served for a requested per_page. */
@@ -22,9 +25,9 @@ export function servedPageSize(requested: number, reading: PagingReading): numbe
  * meta of page `page` over `total` items at `served` per page. A page is full when all of its
  * positions lie inside `total` (a hidden conversation still takes its position).
  */
-export function listMeta(page: number, served: number, total: number, reading: PagingReading): ListMeta {
+export function listMeta(page: number, served: number, total: number, reading: PagingReading, asked = served): ListMeta {
   const more = reading.nextPageOnFullPage ? page * served <= total : page * served < total;
-  return { page, per_page: served, total, next_page: more ? page + 1 : null };
+  return { page, per_page: reading.perPageAsAsked ? asked : served, total, next_page: more ? page + 1 : null };
 }
 
 /**

@@ -87,6 +87,6 @@ export class SpaceRoutes {
     const served = servedPageSize(perPage, o);
     const start = (page - 1) * served;
     const data = start < items.length ? items.slice(start, start + served).map((item) => renderRecordTimes(view(item), o.timeFormat)) : [];
-    return { status: 200, body: JSON.stringify({ data, meta: listMeta(page, served, items.length, o) }) };
+    return { status: 200, body: JSON.stringify({ data, meta: listMeta(page, served, items.length, o, perPage) }) };
   }
 }
