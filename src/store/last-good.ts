@@ -5,21 +5,13 @@
 // No order of our own writes prevents it, so the state a run committed is kept twice.
 
 import { DuckDBInstance } from '@duckdb/node-api';
-import { closeSync, constants, copyFileSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { fsyncPath } from './durable-files.js';
 
 /** The copy of `path` a sync keeps. */
 export function lastGoodPath(path: string): string {
   return `${path}.last-good`;
-}
-
-function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**

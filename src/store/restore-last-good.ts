@@ -4,8 +4,9 @@
 // fetches again what came after the copy (the load state lives in the file). Only a writer that
 // holds the sync lock restores; readers only say what the next sync will do.
 
-import { closeSync, constants, copyFileSync, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { fsyncPath, WAL_SUFFIXES } from './durable-files.js';
 import { isDamagedFileError, lastGoodPath, openingError } from './last-good.js';
 
 /** What a restore did: where the damaged file went, and when the copy put in its place was taken. */
@@ -21,9 +22,6 @@ export interface Restored {
   /** the error the damaged file gave, one line */
   error: string;
 }
-
-/** The files DuckDB keeps beside a database: its WAL, and the WALs of a checkpoint and of a recovery under way. */
-const WAL_SUFFIXES = ['.wal', '.wal.checkpoint', '.wal.recovery'];
 
 /** `FILE.damaged-20261129T105532Z`: the name a damaged file is kept under. */
 export function damagedPathOf(path: string, at: Date): string {
@@ -58,7 +56,7 @@ export async function restoreIfDamaged(path: string, now: Date = new Date()): Pr
   const fresh = `${path}.restoring-${process.pid}`;
   try {
     copyFileSync(copy, fresh, constants.COPYFILE_FICLONE);
-    syncFile(fresh);
+    fsyncPath(fresh);
     let damagedPath = damagedPathOf(path, now);
     for (let n = 2; existsSync(damagedPath); n++) damagedPath = `${damagedPathOf(path, now)}.${n}`;
     // the damaged file keeps its bytes under the new name (a second name, then the rename below
@@ -73,7 +71,7 @@ export async function restoreIfDamaged(path: string, now: Date = new Date()): Pr
       walsKept.push(`${damagedPath}${suffix}`);
     }
     renameSync(fresh, path);
-    syncFile(dirname(path));
+    fsyncPath(dirname(path));
     return { damaged: true, restored: { path, damagedPath, walsKept, copyTakenAt, error } };
   } finally {
     rmSync(fresh, { force: true });
@@ -86,7 +84,7 @@ function keepUnderName(path: string, name: string): void {
     linkSync(path, name);
   } catch {
     copyFileSync(path, name, constants.COPYFILE_FICLONE);
-    syncFile(name);
+    fsyncPath(name);
   }
 }
 
@@ -96,11 +94,3 @@ function removeLeftoverRestores(path: string): void {
   for (const entry of readdirSync(dirname(path))) if (entry.startsWith(prefix)) rmSync(join(dirname(path), entry), { force: true });
 }
 
-function syncFile(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}

@@ -9,9 +9,10 @@
 // created from SCHEMA_SQL instead, then filled, and the sequences continue where they were.
 
 import { basename, dirname, join } from 'node:path';
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { Database, RAISED_MEMORY_LIMIT, writableAttachOptions } from './database.js';
 import { SCHEMA_SQL } from './schema.js';
+import { fsyncPath, WAL_SUFFIXES } from './durable-files.js';
 import { dropLastGood, keepLastGood } from './last-good.js';
 import { sqlIdent, sqlText } from './sql.js';
 
@@ -49,12 +50,12 @@ export async function rewriteDatabaseFile(path: string): Promise<void> {
     chmodSync(fresh, 0o600);
     // the fresh file's bytes on the disk before the rename makes them the database: after a crash of
     // the machine the name never points at a file whose blocks were not written
-    syncFile(fresh);
+    fsyncPath(fresh);
     // the old WAL (and DuckDB's checkpoint and recovery WALs) would be replayed onto the new file:
     // they must go first (they hold nothing, see above)
-    for (const wal of WAL_FILES) rmSync(`${path}${wal}`, { force: true });
+    for (const wal of WAL_SUFFIXES) rmSync(`${path}${wal}`, { force: true });
     renameSync(fresh, path);
-    syncFile(dirname(path));
+    fsyncPath(dirname(path));
     // the copy a sync keeps held the erased or clear rows: it becomes the rewritten file, or goes
     try {
       keepLastGood(path);
@@ -63,19 +64,6 @@ export async function rewriteDatabaseFile(path: string): Promise<void> {
     }
   } finally {
     for (const leftover of [fresh, `${fresh}.wal`]) if (existsSync(leftover)) rmSync(leftover, { force: true });
-  }
-}
-
-/** The files DuckDB keeps beside a database: its WAL, and the WALs of a checkpoint and of a recovery under way. */
-const WAL_FILES = ['.wal', '.wal.checkpoint', '.wal.recovery'];
-
-/** fsync of a file or a directory (a rename is durable once its directory is). */
-function syncFile(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 
