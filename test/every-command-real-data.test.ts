@@ -1,7 +1,7 @@
 // Every command over every kind of real data at once: one small space served with every
 // real-data mode of the simulator (long bodies kept in parts, hard text with strings cut
 // mid-surrogate, each kind of type drift, bodies broken on the wire, conversations deleted at the
-// source), synced with its recordings into one database, which is also a --db-dir folder's space file. Then each
+// source, agent, tool and connection names cut mid-surrogate), synced with its recordings into one database, which is also a --db-dir folder's space file. Then each
 // command, as a user runs it, over the database, the folder and an exported lake: every one exits
 // 0 and says what was stored. No command parses a stored body again on read.
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
@@ -32,7 +32,7 @@ const sql = <T>(path: string, text: string): Promise<T[]> => Database.with(path,
 const sum = (rows: Record<string, unknown>[], column: string): number => rows.reduce((n, r) => n + Number(r[column]), 0);
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 4545, conversations: 70, rateLimit: 100_000, realData: { text: 0.1, drift: 0.1, deleted: 0.03 } });
+  sim = await startSimulator({ seed: 4545, conversations: 70, rateLimit: 100_000, realData: { text: 0.1, drift: 0.1, deleted: 0.03, configText: true } });
   const finished = sim.dataset.records.filter((r) => !r.open && r.summary.outcome !== null).map((r) => r.id);
   const modes = [
     { long: { turns: 1_000 } }, // a body over the inline limit: kept in parts
